@@ -1,0 +1,87 @@
+# flinch — build, test, demo.
+#
+#   make            build build/flinch and the simulated NVML (build/sim/libnvidia-ml.so.1)
+#   make demo       record a scripted 724 ms pause on the simulated GPU and analyze it
+#   make check      build with -Werror, run every test; then again under ASan+UBSan
+#   make bench      run the benchmarks in bench/ (slow; prints tables)
+#
+# Sources are found by wildcard: src/*.c and src/builtin/*.c make up libflinch.a,
+# src/flinch.c is the entry point, sim/*.c is the simulated NVML, tests/unit/test_*.c
+# are unit tests (one binary each, linked against libflinch.a).
+
+BUILD   ?= build
+CC      ?= cc
+OPT     ?= -O2 -g
+WERROR  ?=
+SAN     ?=
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Wpedantic
+ALL_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) -Isrc -Iinclude -MMD -MP $(CFLAGS)
+LDLIBS  := -ldl -lm -lpthread
+
+LIB_SRC  := $(filter-out src/flinch.c,$(wildcard src/*.c)) $(wildcard src/builtin/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+SIM_SRC  := $(wildcard sim/*.c)
+SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/pic/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
+
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: all tests demo check check-plain check-asan check-clang bench fuzz soak clean
+
+all: $(BUILD)/flinch $(BUILD)/sim/libnvidia-ml.so.1
+
+tests: all $(UNIT_BIN) $(HELPER_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/libflinch.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/flinch: $(BUILD)/src/flinch.o $(BUILD)/libflinch.a
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS)
+
+# The simulated NVML: a shared object with NVML's ABI, named like the real one so
+# that LD_LIBRARY_PATH=build/sim or --nvml-lib build/sim/libnvidia-ml.so.1 loads it.
+$(BUILD)/sim/libnvidia-ml.so.1: $(SIM_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libnvidia-ml.so.1 $^ -o $@ -lm -lpthread
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflinch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $< $(BUILD)/libflinch.a -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(LDLIBS)
+
+demo: all
+	@sh tests/demo.sh $(BUILD)
+
+# check: the plain build with -Werror, the same under ASan+UBSan, a clang
+# compile when clang is present; then every test against both builds.
+check:
+	@sh tests/setup-deps.sh
+	$(MAKE) --no-print-directory BUILD=build WERROR=-Werror tests
+	$(MAKE) --no-print-directory BUILD=build-asan WERROR=-Werror OPT="-O1 -g" SAN="$(SANFLAGS)" tests
+	@if command -v clang >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory BUILD=build-clang CC=clang WERROR=-Werror tests; fi
+	@sh tests/run.sh build build-asan
+
+bench: all
+	@sh bench/run.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan build-clang build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

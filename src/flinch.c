@@ -1,0 +1,75 @@
+/*
+ * flinch.c — entry point: finds the subcommand in a small table and runs it.
+ *
+ * "Was the GPU computing, or was everything waiting?" Each subcommand is one
+ * step of answering that: record a trace, mark moments in it, analyze the
+ * windows between marks, and plot or export the result.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "diag.h"
+#include "version.h"
+
+struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+    { "record",  cmd_record,  "sample GPUs (NVML), host CPU and RAPL into a CSV; take MARKs from a FIFO" },
+    { "mark",    cmd_mark,    "drop a MARK into a running recorder's FIFO" },
+    { "analyze", cmd_analyze, "duration, energy, utilization and a verdict for windows between MARKs" },
+    { "plot",    cmd_plot,    "draw a trace as a self-contained SVG timeline" },
+    { "export",  cmd_export,  "convert a trace to Perfetto / Chrome trace-event JSON" },
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: flinch <command> [options]\n"
+        "       flinch --help | --version\n"
+        "\n"
+        "Was the GPU computing during that pause, or was everything waiting?\n"
+        "\n"
+        "commands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(out,
+        "\n"
+        "'flinch <command> --help' describes each command.\n"
+        "\n"
+        "exit status: 0 ok; 1 failed while running (write error, no mark reader);\n"
+        "2 bad usage or input, or could not start (no NVML driver, no GPU, bad CSV);\n"
+        "3 a GPU fell off the bus during recording (rows written are kept).\n"
+        "'flinch record -- CMD' exits with CMD's status.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("flinch %s\n", FLINCH_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
+        if (strcmp(name, subcommands[i].name) == 0) {
+            static char prog[64];
+            snprintf(prog, sizeof prog, "flinch %s", name);
+            diag_set_prog(prog);
+            return subcommands[i].run(argc - 1, argv + 1);
+        }
+    }
+    diag_error("unknown command '%s' (see 'flinch --help')", name);
+    return EXIT_USAGE;
+}

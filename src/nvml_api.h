@@ -1,0 +1,113 @@
+/*
+ * nvml_api.h — the part of NVML's C ABI that flinch uses, declared here so
+ * that flinch builds on machines without the NVIDIA headers or driver.
+ *
+ * Owns: return codes, the handful of structs and enums flinch passes across
+ * the ABI, and one function-pointer type per NVML entry point we resolve with
+ * dlsym(). The same declarations are compiled into the simulated NVML
+ * (sim/), so a layout mistake here would show up as a test failure there,
+ * not only on a real host. Values and layouts follow NVIDIA's nvml.h; only
+ * what is used is declared (nvtop does the same).
+ */
+#ifndef FLINCH_NVML_API_H
+#define FLINCH_NVML_API_H
+
+typedef int nvmlReturn_t;
+enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_UNINITIALIZED = 1,
+    NVML_ERROR_INVALID_ARGUMENT = 2,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_NO_PERMISSION = 4,
+    NVML_ERROR_NOT_FOUND = 6,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_ERROR_DRIVER_NOT_LOADED = 9,
+    NVML_ERROR_TIMEOUT = 10,
+    NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+    NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+    NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_UNKNOWN = 999
+};
+
+typedef struct nvmlDevice_st *nvmlDevice_t;
+
+typedef struct nvmlUtilization_st {
+    unsigned int gpu;    /* percent of time a kernel was running, last sample period */
+    unsigned int memory; /* percent of time device memory was read or written */
+} nvmlUtilization_t;
+
+typedef struct nvmlMemory_st {
+    unsigned long long total;
+    unsigned long long free;
+    unsigned long long used;
+} nvmlMemory_t;
+
+typedef int nvmlClockType_t;
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+
+typedef int nvmlTemperatureSensors_t;
+enum { NVML_TEMPERATURE_GPU = 0 };
+
+typedef int nvmlValueType_t;
+enum {
+    NVML_VALUE_TYPE_DOUBLE = 0,
+    NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+    NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+    NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+    NVML_VALUE_TYPE_SIGNED_INT = 5
+};
+
+typedef union nvmlValue_st {
+    double dVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    long long sllVal;
+    int siVal;
+} nvmlValue_t;
+
+typedef struct nvmlFieldValue_st {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;   /* CPU time of the value, us since 1970 */
+    long long latencyUsec;
+    nvmlValueType_t valueType;
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+} nvmlFieldValue_t;
+
+/* Field ids for nvmlDeviceGetFieldValues (nvml.h). */
+#define NVML_FI_DEV_POWER_AVERAGE 185 /* mW, 1 s average (Ampere and newer) */
+#define NVML_FI_DEV_POWER_INSTANT 186 /* mW, current power */
+
+/* Clock-event ("throttle") reason bits, nvmlClocksEventReasons. */
+#define NVML_CLOCKS_EVENT_REASON_GPU_IDLE          0x0000000000000001ULL
+#define NVML_CLOCKS_EVENT_REASON_APPLICATIONS      0x0000000000000002ULL
+#define NVML_CLOCKS_EVENT_REASON_SW_POWER_CAP      0x0000000000000004ULL
+#define NVML_CLOCKS_EVENT_REASON_HW_SLOWDOWN       0x0000000000000008ULL
+#define NVML_CLOCKS_EVENT_REASON_SYNC_BOOST        0x0000000000000010ULL
+#define NVML_CLOCKS_EVENT_REASON_SW_THERMAL        0x0000000000000020ULL
+#define NVML_CLOCKS_EVENT_REASON_HW_THERMAL        0x0000000000000040ULL
+#define NVML_CLOCKS_EVENT_REASON_HW_POWER_BRAKE    0x0000000000000080ULL
+#define NVML_CLOCKS_EVENT_REASON_DISPLAY_CLOCKS    0x0000000000000100ULL
+
+/* Entry points, as function-pointer types for dlsym(). */
+typedef nvmlReturn_t (*nvml_init_fn)(void);                 /* nvmlInit_v2, nvmlInit */
+typedef nvmlReturn_t (*nvml_shutdown_fn)(void);             /* nvmlShutdown */
+typedef const char *(*nvml_error_string_fn)(nvmlReturn_t);  /* nvmlErrorString */
+typedef nvmlReturn_t (*nvml_device_count_fn)(unsigned int *); /* nvmlDeviceGetCount_v2, nvmlDeviceGetCount */
+typedef nvmlReturn_t (*nvml_device_by_index_fn)(unsigned int, nvmlDevice_t *); /* nvmlDeviceGetHandleByIndex_v2, _ */
+typedef nvmlReturn_t (*nvml_device_name_fn)(nvmlDevice_t, char *, unsigned int); /* nvmlDeviceGetName */
+typedef nvmlReturn_t (*nvml_device_uint_fn)(nvmlDevice_t, unsigned int *);
+    /* nvmlDeviceGetPowerUsage (mW), nvmlDeviceGetEnforcedPowerLimit (mW) */
+typedef nvmlReturn_t (*nvml_device_ull_fn)(nvmlDevice_t, unsigned long long *);
+    /* nvmlDeviceGetTotalEnergyConsumption (mJ), nvmlDeviceGetCurrentClocksEventReasons,
+       nvmlDeviceGetCurrentClocksThrottleReasons */
+typedef nvmlReturn_t (*nvml_device_utilization_fn)(nvmlDevice_t, nvmlUtilization_t *);
+typedef nvmlReturn_t (*nvml_device_memory_fn)(nvmlDevice_t, nvmlMemory_t *);
+typedef nvmlReturn_t (*nvml_device_clock_fn)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+typedef nvmlReturn_t (*nvml_device_temperature_fn)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int *);
+typedef nvmlReturn_t (*nvml_device_field_values_fn)(nvmlDevice_t, int, nvmlFieldValue_t *);
+
+#endif

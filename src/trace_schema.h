@@ -1,0 +1,63 @@
+/*
+ * trace_schema.h — the columns of a flinch trace CSV and the row types.
+ *
+ * This is the contract between the recorder (writer) and everything that
+ * reads traces (analyze, plot, export). The first ten columns are the
+ * original nvml_trace.py header, in its order and spelling, so the original
+ * analyze_trace.py reads a single-GPU flinch trace unchanged; flinch's own
+ * columns follow. After the fixed columns a trace may carry one column per
+ * RAPL domain, named RAPL_CUM_PREFIX + domain name (e.g.
+ * "rapl_cum_uj:package-0"), holding that domain's wrap-corrected cumulative
+ * energy in microjoules since the recording started.
+ *
+ * Readers look columns up by name (trace_column_by_name), never by position,
+ * so a CSV from the original tracer (ten columns) reads too.
+ */
+#ifndef FLINCH_TRACE_SCHEMA_H
+#define FLINCH_TRACE_SCHEMA_H
+
+enum trace_column {
+    /* the original ten */
+    COL_T_MONO_NS,            /* CLOCK_MONOTONIC, ns */
+    COL_T_WALL_NS,            /* CLOCK_REALTIME, ns since 1970 */
+    COL_ROW_TYPE,             /* SAMPLE, MARK or EVENT */
+    COL_LABEL,                /* MARK label; EVENT description */
+    COL_GPU_POWER_W,          /* nvmlDeviceGetPowerUsage: 1 s average on Ampere+ */
+    COL_GPU_UTIL_PCT,
+    COL_GPU_MEM_UTIL_PCT,
+    COL_GPU_SM_CLOCK_MHZ,
+    COL_GPU_TEMP_C,
+    COL_RAPL_ENERGY_UJ,       /* raw counter of the first RAPL domain (wraps) */
+    /* flinch's additions */
+    COL_GPU_INDEX,
+    COL_GPU_ENERGY_MJ,        /* nvmlDeviceGetTotalEnergyConsumption, mJ since driver load */
+    COL_GPU_POWER_INSTANT_W,  /* NVML_FI_DEV_POWER_INSTANT */
+    COL_GPU_MEM_USED_MIB,
+    COL_GPU_CLOCK_EVENT_REASONS, /* bitmask, 0x%016llx */
+    COL_GPU_POWER_LIMIT_W,    /* nvmlDeviceGetEnforcedPowerLimit */
+    COL_HOST_CPU_BUSY_PCT,    /* /proc/stat, all CPUs, since the previous tick */
+    COL_TICK,                 /* scheduled tick number; a jump means ticks were skipped */
+    COL_LATE_NS,              /* how late this tick started against its deadline */
+    COL_ARRIVAL_MONO_NS,      /* MARK: when the line arrived (t_mono_ns may be the client's stamp) */
+    COL_PROC_PID,             /* --pid / wrapped command */
+    COL_PROC_CPU_NS,          /* that process's CPU time, all threads, ns */
+    COL_PROC_STATE,           /* R, S, D, Z... from /proc/PID/stat; X once it exited */
+    COL_COUNT
+};
+
+#define TRACE_ORIGINAL_COLUMNS 10
+#define RAPL_CUM_PREFIX "rapl_cum_uj:"
+
+extern const char *const trace_column_names[COL_COUNT];
+
+/* Index of a fixed column by its header name, or -1. */
+int trace_column_by_name(const char *name);
+
+#define ROW_SAMPLE "SAMPLE"
+#define ROW_MARK   "MARK"
+#define ROW_EVENT  "EVENT"
+
+/* Longest label accepted from the marks FIFO, in bytes. */
+#define MARK_LABEL_MAX 256
+
+#endif

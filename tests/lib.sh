@@ -1,0 +1,53 @@
+# tests/lib.sh — sourced by every end-to-end test script (tests/e2e/*.sh, bash).
+#
+# The runner sets FLINCH (the binary), SIM (the simulated NVML .so),
+# BUILD (the build dir), SCENARIOS (sim/scenarios) and T (a fresh temp dir).
+# Each check prints "ok - NAME" or "not ok - NAME" (TAP style); the runner
+# counts those lines. Use `skip NAME why` when a tool is missing.
+
+: "${FLINCH:?run through tests/run.sh}"
+fails=0
+
+ok()   { echo "ok - $1"; }
+notok(){ echo "not ok - $1"; fails=$((fails + 1)); }
+skip() { echo "ok - $1 # SKIP $2"; }
+
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+  name=$1; shift
+  if "$@"; then ok "$name"; else notok "$name"; fi
+}
+
+# expect_eq NAME GOT WANT: exact string equality, shows both on failure.
+expect_eq() {
+  if [ "$2" = "$3" ]; then ok "$1"; else
+    notok "$1"
+    printf '    got:  %s\n    want: %s\n' "$2" "$3" >&2
+  fi
+}
+
+# expect_status NAME WANT CMD...: CMD's exit status must be WANT.
+expect_status() {
+  name=$1; want=$2; shift 2
+  "$@"; got=$?
+  expect_eq "$name (exit status)" "$got" "$want"
+}
+
+# expect_match NAME REGEX TEXT: grep -E on TEXT.
+expect_match() {
+  if printf '%s\n' "$3" | grep -Eq -- "$2"; then ok "$1"; else
+    notok "$1"
+    printf '    pattern: %s\n    text: %s\n' "$2" "$3" >&2
+  fi
+}
+
+# near A B TOL: |A-B| <= TOL, floating point (awk).
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+# csv_col FILE NAME: prints column NAME of every row but the header.
+csv_col() {
+  awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+                        c { print $c }' "$1"
+}
+
+done_testing() { [ "$fails" -eq 0 ]; exit $?; }

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the optional packages some tests use, on Debian, when run as root.
+# Everything here is optional: a test whose tool is missing reports SKIP.
+#   python3   - runs the original analyze_trace.py against flinch traces
+#   chromium  - renders `flinch plot` SVGs to PNG for the plot tests
+#   valgrind  - memcheck pass (make valgrind)
+want=""
+command -v python3 >/dev/null 2>&1 || want="$want python3"
+command -v chromium >/dev/null 2>&1 || want="$want chromium"
+[ -z "$want" ] && exit 0
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup-deps: not root or no apt-get; tests needing:$want will be skipped" >&2
+  exit 0
+fi
+echo "setup-deps: installing$want" >&2
+export DEBIAN_FRONTEND=noninteractive
+(apt-get update -qq && apt-get install -y -qq --no-install-recommends $want) >/dev/null 2>&1 ||
+  echo "setup-deps: could not install$want; those tests will be skipped" >&2
+exit 0
