@@ -32,7 +32,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 
 .PHONY: all tests demo check check-plain check-asan check-clang bench fuzz soak clean
 
-all: $(BUILD)/flinch $(BUILD)/sim/libnvidia-ml.so.1
+all: $(BUILD)/flinch $(BUILD)/sim/libnvidia-ml.so.1 $(BUILD)/sim-legacy/libnvidia-ml.so.1
 
 tests: all $(UNIT_BIN) $(HELPER_BIN)
 
@@ -56,6 +56,12 @@ $(BUILD)/flinch: $(BUILD)/src/flinch.o $(BUILD)/libflinch.a
 $(BUILD)/sim/libnvidia-ml.so.1: $(SIM_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libnvidia-ml.so.1 $^ -o $@ -lm -lpthread
+
+# The same simulator as an old driver would export it: no _v2 symbols, no
+# energy counter, no field values, no ClocksEventReasons (see sim/SCENARIO.md).
+$(BUILD)/sim-legacy/libnvidia-ml.so.1: $(SIM_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MF $@.d -DSIM_LEGACY_ABI -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 $(SIM_SRC) -o $@ -lm -lpthread
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflinch.a
 	@mkdir -p $(dir $@)
