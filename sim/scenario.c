@@ -1,0 +1,435 @@
+/*
+ * scenario.c — parses a scenario file (sim/SCENARIO.md) into a sim_scenario.
+ *
+ * Owns: the directive syntax, value ranges and error messages. Every `at`
+ * line is applied to all SIM_MAX_GPUS timelines it names as it is read, so
+ * `gpus N` may come anywhere; references to a GPU beyond N are reported at
+ * the end with the line that made them. A bad line stops the parse with
+ * "FILE:LINE: message" — a test scenario with a typo must fail loudly, not
+ * play something else.
+ */
+#include "scenario.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKENS 32
+#define MAX_LINE 1024
+
+static const char *const func_names[SIM_FN_N] = {
+    "nvmlDeviceGetCount", "nvmlDeviceGetHandleByIndex", "nvmlDeviceGetName",
+    "nvmlDeviceGetPowerUsage", "nvmlDeviceGetUtilizationRates",
+    "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetClockInfo",
+    "nvmlDeviceGetTemperature", "nvmlDeviceGetTotalEnergyConsumption",
+    "nvmlDeviceGetFieldValues", "nvmlDeviceGetEnforcedPowerLimit",
+    "nvmlDeviceGetCurrentClocksEventReasons",
+    "nvmlDeviceGetCurrentClocksThrottleReasons",
+};
+
+int sim_func_lookup(const char *name)
+{
+    size_t len = strlen(name);
+    if (len > 3 && strcmp(name + len - 3, "_v2") == 0)
+        len -= 3;
+    for (int i = 0; i < SIM_FN_N; i++)
+        if (strlen(func_names[i]) == len && strncmp(func_names[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+const char *sim_func_name(int func)
+{
+    return func >= 0 && func < SIM_FN_N ? func_names[func] : "?";
+}
+
+/* Parser state: where we are, for messages, and the GPU reference that
+ * must be checked against `gpus` once the whole file is read. */
+struct parser {
+    struct sim_scenario *sc;
+    const char *file;
+    int line;
+    char *err;
+    size_t errlen;
+    long long last_at_ms, max_at_ms;
+    int max_at_line;
+    unsigned max_gpu;
+    int max_gpu_line;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct parser *p, const char *fmt, ...)
+{
+    int n = snprintf(p->err, p->errlen, "%s:%d: ", p->file, p->line);
+    if (n < 0 || (size_t)n >= p->errlen)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Whole decimal integer in [min, max]. */
+static int parse_ll(const char *s, long long min, long long max, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int int_arg(struct parser *p, const char *what, const char *s,
+                   long long min, long long max, long long *out)
+{
+    if (parse_ll(s, min, max, out) == 0)
+        return 0;
+    return fail(p, "%s: expected an integer %lld..%lld, got '%s'", what, min, max, s);
+}
+
+static int note_gpu(struct parser *p, const char *what, const char *s, unsigned *gpu)
+{
+    long long g;
+    if (int_arg(p, what, s, 0, SIM_MAX_GPUS - 1, &g))
+        return -1;
+    *gpu = (unsigned)g;
+    if (p->max_gpu_line == 0 || *gpu > p->max_gpu) {
+        p->max_gpu = *gpu;
+        p->max_gpu_line = p->line;
+    }
+    return 0;
+}
+
+static int push_step(struct sim_timeline *tl, long long t_ms)
+{
+    if (tl->steps[tl->n - 1].t_ms == t_ms)
+        return 0;
+    if (tl->n == tl->cap) {
+        size_t cap = tl->cap * 2;
+        struct sim_step *s = realloc(tl->steps, cap * sizeof *s);
+        if (!s)
+            return -1;
+        tl->steps = s;
+        tl->cap = cap;
+    }
+    tl->steps[tl->n] = tl->steps[tl->n - 1];
+    tl->steps[tl->n].t_ms = t_ms;
+    tl->n++;
+    return 0;
+}
+
+/* One `key=value` of an `at` line, applied to reading r. */
+static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq)
+        return fail(p, "at: expected key=value, got '%s'", kv);
+    size_t klen = (size_t)(eq - kv);
+    const char *v = eq + 1;
+    long long n;
+    char *end;
+    if (klen == 5 && strncmp(kv, "power", 5) == 0) {
+        errno = 0;
+        double w = strtod(v, &end);
+        if (errno || end == v || *end || !isfinite(w) || w < 0 || w > 100000)
+            return fail(p, "at: power: expected watts 0..100000, got '%s'", v);
+        r->power_w = w;
+        return 0;
+    }
+    if (klen == 7 && strncmp(kv, "reasons", 7) == 0) {
+        errno = 0;
+        unsigned long long m = strtoull(v, &end, 0);
+        if (errno || end == v || *end || *v == '-')
+            return fail(p, "at: reasons: expected a bitmask (hex or decimal), got '%s'", v);
+        r->reasons = m;
+        return 0;
+    }
+    static const struct { const char *key; long long max; size_t off; } keys[] = {
+        { "util", 100, offsetof(struct sim_reading, util_pct) },
+        { "mem_util", 100, offsetof(struct sim_reading, mem_util_pct) },
+        { "clock", 100000, offsetof(struct sim_reading, clock_mhz) },
+        { "temp", 200, offsetof(struct sim_reading, temp_c) },
+        { "mem_used", (long long)SIM_MEM_TOTAL_MIB, offsetof(struct sim_reading, mem_used_mib) },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (strlen(keys[i].key) != klen || strncmp(kv, keys[i].key, klen) != 0)
+            continue;
+        if (parse_ll(v, 0, keys[i].max, &n))
+            return fail(p, "at: %s: expected an integer 0..%lld, got '%s'",
+                        keys[i].key, keys[i].max, v);
+        *(unsigned *)((char *)r + keys[i].off) = (unsigned)n;
+        return 0;
+    }
+    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons)",
+                (int)klen, kv);
+}
+
+/* at T [gpu G|all] key=value... */
+static int parse_at(struct parser *p, char **tok, int ntok)
+{
+    long long t;
+    if (ntok < 2 || int_arg(p, "at", tok[1], 0, 1000000000000LL, &t))
+        return ntok < 2 ? fail(p, "at: expected a time in ms") : -1;
+    if (t < p->last_at_ms)
+        return fail(p, "at: time %lld is before the previous at (%lld); at lines must be in time order",
+                    t, p->last_at_ms);
+    p->last_at_ms = t;
+    if (t >= p->max_at_ms) {
+        p->max_at_ms = t;
+        p->max_at_line = p->line;
+    }
+    unsigned first = 0, last = SIM_MAX_GPUS - 1;
+    int k = 2;
+    if (k < ntok && strcmp(tok[k], "gpu") == 0) {
+        if (k + 1 >= ntok)
+            return fail(p, "at: gpu: expected an index or 'all'");
+        if (strcmp(tok[k + 1], "all") != 0) {
+            if (note_gpu(p, "at: gpu", tok[k + 1], &first))
+                return -1;
+            last = first;
+        }
+        k += 2;
+    }
+    if (k >= ntok)
+        return fail(p, "at: no readings given (key=value...)");
+    for (unsigned g = first; g <= last; g++) {
+        struct sim_timeline *tl = &p->sc->gpu[g];
+        if (push_step(tl, t))
+            return fail(p, "out of memory");
+        for (int i = k; i < ntok; i++)
+            if (apply_key(p, &tl->steps[tl->n - 1].r, tok[i]))
+                return -1;
+    }
+    return 0;
+}
+
+static int parse_unsupported(struct parser *p, const char *what, const char *target,
+                             long long after)
+{
+    struct sim_scenario *sc = p->sc;
+    if (sc->n_unsupported == SIM_MAX_FAULTS)
+        return fail(p, "%s: more than %d faults", what, SIM_MAX_FAULTS);
+    struct sim_unsupported *u = &sc->unsupported[sc->n_unsupported];
+    u->after = after;
+    u->calls = 0;
+    if (strncmp(target, "field:", 6) == 0) {
+        long long id;
+        if (parse_ll(target + 6, 0, 0xffffffffLL, &id))
+            return fail(p, "%s: bad field id in '%s'", what, target);
+        u->func = -1;
+        u->field_id = (unsigned)id;
+    } else {
+        u->func = sim_func_lookup(target);
+        if (u->func < 0)
+            return fail(p, "%s: unknown function '%s'", what, target);
+        u->field_id = 0;
+    }
+    sc->n_unsupported++;
+    return 0;
+}
+
+static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
+{
+    struct sim_scenario *sc = p->sc;
+    const char *d = tok[0];
+    long long n;
+
+    if (strcmp(d, "at") == 0)
+        return parse_at(p, tok, ntok);
+    if (strcmp(d, "name") == 0) {
+        const char *rest = strstr(line, "name") + 4;
+        rest += strspn(rest, " \t");
+        size_t len = strlen(rest);
+        while (len && (rest[len - 1] == ' ' || rest[len - 1] == '\t'))
+            len--;
+        if (len == 0 || len >= SIM_NAME_MAX)
+            return fail(p, "name: expected 1..%d characters", SIM_NAME_MAX - 1);
+        memcpy(sc->name, rest, len);
+        sc->name[len] = 0;
+        return 0;
+    }
+    if (strcmp(d, "no_driver") == 0 || strcmp(d, "no_gpus") == 0) {
+        if (ntok != 1)
+            return fail(p, "%s: takes no value", d);
+        if (strcmp(d, "no_driver") == 0)
+            sc->no_driver = 1;
+        else
+            sc->no_gpus = 1;
+        return 0;
+    }
+    if (strcmp(d, "power_readout") == 0) {
+        if (ntok == 2 && strcmp(tok[1], "average") == 0)
+            sc->power_instant = 0;
+        else if (ntok == 2 && strcmp(tok[1], "instant") == 0)
+            sc->power_instant = 1;
+        else
+            return fail(p, "power_readout: expected 'average' or 'instant'");
+        return 0;
+    }
+    if (strcmp(d, "unsupported") == 0) {
+        if (ntok != 2)
+            return fail(p, "unsupported: expected one function name or field:ID");
+        return parse_unsupported(p, d, tok[1], 0);
+    }
+    if (strcmp(d, "unsupported_after") == 0) {
+        if (ntok != 3)
+            return fail(p, "unsupported_after: expected N FUNC");
+        if (int_arg(p, d, tok[1], 0, 1000000000000LL, &n))
+            return -1;
+        return parse_unsupported(p, d, tok[2], n);
+    }
+    if (strcmp(d, "lost_after") == 0) {
+        unsigned g = 0;
+        if (ntok != 2 && !(ntok == 4 && strcmp(tok[2], "gpu") == 0))
+            return fail(p, "lost_after: expected N [gpu G]");
+        if (int_arg(p, d, tok[1], 0, 1000000000000LL, &n))
+            return -1;
+        if (ntok == 4 && note_gpu(p, "lost_after: gpu", tok[3], &g))
+            return -1;
+        sc->lost_after[g] = n;
+        return 0;
+    }
+    if (strcmp(d, "stall_ms") == 0) {
+        long long q;
+        unsigned g = 0;
+        if (!(ntok == 4 || (ntok == 6 && strcmp(tok[4], "gpu") == 0)) ||
+            strcmp(tok[2], "at_query") != 0)
+            return fail(p, "stall_ms: expected M at_query N [gpu G]");
+        if (int_arg(p, d, tok[1], 0, 600000, &n) ||
+            int_arg(p, "stall_ms: at_query", tok[3], 1, 1000000000000LL, &q))
+            return -1;
+        if (ntok == 6 && note_gpu(p, "stall_ms: gpu", tok[5], &g))
+            return -1;
+        if (sc->n_stalls == SIM_MAX_FAULTS)
+            return fail(p, "stall_ms: more than %d stalls", SIM_MAX_FAULTS);
+        sc->stalls[sc->n_stalls++] = (struct sim_stall){ g, q, n };
+        return 0;
+    }
+
+    /* The rest take one integer. */
+    static const struct { const char *name; long long min, max; } ints[] = {
+        { "gpus", 1, SIM_MAX_GPUS }, { "average_window_ms", 1, 3600000 },
+        { "energy_update_ms", 0, 3600000 }, { "energy_base_mJ", 0, 1000000000000000LL },
+        { "latency_us", 0, 10000000 }, { "power_limit_W", 0, 100000 },
+        { "period_ms", 0, 1000000000000LL },
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        if (strcmp(d, ints[i].name) != 0)
+            continue;
+        if (ntok != 2)
+            return fail(p, "%s: expected one value", d);
+        if (int_arg(p, d, tok[1], ints[i].min, ints[i].max, &n))
+            return -1;
+        switch (i) {
+        case 0: sc->gpus = (unsigned)n; break;
+        case 1: sc->average_window_ms = n; break;
+        case 2: sc->energy_update_ms = n; break;
+        case 3: sc->energy_base_mj = (unsigned long long)n; break;
+        case 4: sc->latency_us = n; break;
+        case 5: sc->power_limit_w = (unsigned)n; break;
+        default: sc->period_ms = n; break;
+        }
+        return 0;
+    }
+    return fail(p, "unknown directive '%s'", d);
+}
+
+static int init_defaults(struct sim_scenario *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->gpus = 1;
+    strcpy(sc->name, "Simulated H200");
+    sc->average_window_ms = 1000;
+    sc->energy_base_mj = 1000000;
+    sc->power_limit_w = 700;
+    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1 };
+    for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
+        sc->lost_after[g] = -1;
+        struct sim_timeline *tl = &sc->gpu[g];
+        tl->cap = 8;
+        tl->steps = malloc(tl->cap * sizeof *tl->steps);
+        if (!tl->steps)
+            return -1;
+        tl->n = 1;
+        tl->steps[0] = (struct sim_step){ 0, idle, 0 };
+    }
+    return 0;
+}
+
+static int parse_lines(struct parser *p, const char *text)
+{
+    char line[MAX_LINE];
+    const char *s = text;
+    while (*s) {
+        size_t len = strcspn(s, "\n");
+        p->line++;
+        if (len >= sizeof line)
+            return fail(p, "line longer than %d bytes", MAX_LINE - 1);
+        memcpy(line, s, len);
+        line[len] = 0;
+        s += len + (s[len] == '\n');
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char copy[MAX_LINE];
+        memcpy(copy, line, sizeof copy);
+        char *tok[MAX_TOKENS], *save = NULL;
+        int ntok = 0;
+        for (char *t = strtok_r(copy, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+            if (ntok == MAX_TOKENS)
+                return fail(p, "more than %d words", MAX_TOKENS);
+            tok[ntok++] = t;
+        }
+        if (ntok && parse_directive(p, line, tok, ntok))
+            return -1;
+    }
+    return 0;
+}
+
+/* Checks that need the whole file: GPU references against `gpus`, and
+ * every step inside one period when the timeline repeats. */
+static int check_whole(struct parser *p)
+{
+    struct sim_scenario *sc = p->sc;
+    if (p->max_gpu_line && p->max_gpu >= sc->gpus) {
+        p->line = p->max_gpu_line;
+        return fail(p, "gpu %u: no such GPU (gpus %u)", p->max_gpu, sc->gpus);
+    }
+    if (sc->period_ms > 0 && p->max_at_line && p->max_at_ms >= sc->period_ms) {
+        p->line = p->max_at_line;
+        return fail(p, "at %lld: not inside period_ms %lld", p->max_at_ms, sc->period_ms);
+    }
+    return 0;
+}
+
+int scenario_parse(struct sim_scenario *sc, const char *text, const char *file,
+                   char *err, size_t errlen)
+{
+    struct parser p = { .sc = sc, .file = file, .err = err, .errlen = errlen };
+    if (init_defaults(sc)) {
+        scenario_free(sc);
+        return fail(&p, "out of memory");
+    }
+    if (parse_lines(&p, text) || check_whole(&p)) {
+        scenario_free(sc);
+        return -1;
+    }
+    for (unsigned g = 0; g < SIM_MAX_GPUS; g++)
+        timeline_finish(&sc->gpu[g]);
+    return 0;
+}
+
+void scenario_free(struct sim_scenario *sc)
+{
+    for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
+        free(sc->gpu[g].steps);
+        sc->gpu[g].steps = NULL;
+        sc->gpu[g].n = sc->gpu[g].cap = 0;
+    }
+}

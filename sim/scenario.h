@@ -1,0 +1,114 @@
+/*
+ * scenario.h — a parsed scenario of the simulated NVML (see sim/SCENARIO.md).
+ *
+ * Owns: the in-memory form of a scenario file (settings, faults, one
+ * piecewise-constant timeline per GPU), the parser that builds it, and the
+ * timeline arithmetic: the reading at a time and the exact integral of power.
+ * sim_nvml.c owns everything that happens at call time (counting queries,
+ * sleeping, return codes); this part is pure and never looks at a clock.
+ *
+ * Everything declared here is internal to the shared library: the pragma
+ * keeps it out of the dynamic symbol table, so the library exports NVML's
+ * names and the two test hooks, nothing else.
+ */
+#ifndef FLINCH_SIM_SCENARIO_H
+#define FLINCH_SIM_SCENARIO_H
+
+#include <stddef.h>
+
+#pragma GCC visibility push(hidden)
+
+#define SIM_MAX_GPUS 16
+#define SIM_MAX_FAULTS 64
+#define SIM_NAME_MAX 64 /* NVML_DEVICE_NAME_BUFFER_SIZE */
+#define SIM_MEM_TOTAL_MIB 143771ULL /* an H200's 141 GB */
+
+/* NVML entry points a fault can name, without their _v2 suffix. */
+enum sim_func {
+    SIM_FN_COUNT, SIM_FN_HANDLE, SIM_FN_NAME, SIM_FN_POWER, SIM_FN_UTIL,
+    SIM_FN_MEMORY, SIM_FN_CLOCK, SIM_FN_TEMP, SIM_FN_ENERGY, SIM_FN_FIELDS,
+    SIM_FN_LIMIT, SIM_FN_EVENT_REASONS, SIM_FN_THROTTLE_REASONS, SIM_FN_N
+};
+
+struct sim_reading {
+    double power_w;
+    unsigned util_pct, mem_util_pct, clock_mhz, temp_c, mem_used_mib;
+    unsigned long long reasons;
+};
+
+/* One step: from t_ms on (until the next step) the GPU reads r.
+ * energy_mj caches the integral of power from 0 to t_ms. */
+struct sim_step {
+    long long t_ms;
+    struct sim_reading r;
+    double energy_mj;
+};
+
+struct sim_timeline {
+    struct sim_step *steps; /* steps[0].t_ms == 0, t_ms strictly increasing */
+    size_t n, cap;
+};
+
+/* `unsupported FUNC` (after 0) and `unsupported_after N FUNC`; func is -1
+ * for `field:ID`. calls counts the calls (or field requests) seen so far. */
+struct sim_unsupported {
+    int func;
+    unsigned field_id;
+    long long after;
+    long long calls;
+};
+
+struct sim_stall {
+    unsigned gpu;
+    long long at_query;
+    long long ms;
+};
+
+struct sim_scenario {
+    unsigned gpus;
+    char name[SIM_NAME_MAX];
+    int power_instant;          /* power_readout instant */
+    long long average_window_ms;
+    long long energy_update_ms;
+    unsigned long long energy_base_mj;
+    long long latency_us;
+    unsigned power_limit_w;
+    long long period_ms;
+    int no_driver, no_gpus;
+    long long lost_after[SIM_MAX_GPUS]; /* -1: never lost */
+    struct sim_unsupported unsupported[SIM_MAX_FAULTS];
+    size_t n_unsupported;
+    struct sim_stall stalls[SIM_MAX_FAULTS];
+    size_t n_stalls;
+    struct sim_timeline gpu[SIM_MAX_GPUS];
+};
+
+/* The built-in scenario: sim/scenarios/demo.scn, byte for byte. */
+extern const char sim_builtin_scenario[];
+
+/* Parses TEXT (named FILE in messages) into *sc. On error returns -1 with
+ * "FILE:LINE: message" in err; *sc is then freed. */
+int scenario_parse(struct sim_scenario *sc, const char *text, const char *file,
+                   char *err, size_t errlen);
+void scenario_free(struct sim_scenario *sc);
+
+/* The function a name designates (with or without _v2), or -1. */
+int sim_func_lookup(const char *name);
+const char *sim_func_name(int func);
+
+/* Timeline arithmetic; t_ns is scenario time in ns (may be negative). */
+const struct sim_reading *timeline_reading_at(const struct sim_scenario *sc,
+                                              unsigned gpu, long long t_ns);
+double timeline_power_w(const struct sim_scenario *sc, unsigned gpu, long long t_ns);
+double timeline_energy_mj(const struct sim_scenario *sc, unsigned gpu,
+                          long long t0_ns, long long t1_ns);
+double timeline_average_power_w(const struct sim_scenario *sc, unsigned gpu,
+                                long long t_ns);
+unsigned long long timeline_energy_counter_mj(const struct sim_scenario *sc,
+                                              unsigned gpu, long long t_ns);
+/* Fills every step's energy_mj; the parser calls it once at the end. */
+void timeline_finish(struct sim_timeline *tl);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,494 @@
+/*
+ * sim_nvml.c — the simulated NVML's exported entry points.
+ *
+ * Owns: what happens when a caller crosses the ABI: init/shutdown with
+ * NVML's reference count, loading the scenario (FLINCH_SIM_SCENARIO or the
+ * built-in demo) and the epoch (FLINCH_SIM_EPOCH_NS or the init time),
+ * argument checks and return codes, per-GPU query counting and the faults
+ * driven by it (latency, stalls, GPU lost, NOT_SUPPORTED), and the two test
+ * hooks. The readings themselves come from timeline.c.
+ *
+ * One mutex guards all state. A device query takes it to count and decide,
+ * drops it while sleeping (latency, stall) so another thread's query is not
+ * held up by this one's stall, and takes it again to read the timeline.
+ *
+ * Built with -DSIM_LEGACY_ABI it exports what an old driver does: no _v2
+ * entry points, no energy counter, no field values, no ClocksEventReasons.
+ */
+#include "nvml_api.h"
+#include "scenario.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_SCENARIO_BYTES (1 << 20)
+
+struct nvmlDevice_st {
+    unsigned index;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int init_count;              /* nvmlInit minus nvmlShutdown calls */
+static struct sim_scenario scenario;
+static long long epoch_ns;          /* CLOCK_MONOTONIC ns of scenario time 0 */
+static long long queries[SIM_MAX_GPUS];
+static struct nvmlDevice_st devices[SIM_MAX_GPUS];
+
+static long long clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ns(long long ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL) };
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+        ;
+}
+
+/* Reads the scenario file into a NUL-terminated buffer. */
+static char *read_scenario_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "flinch-sim: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(MAX_SCENARIO_BYTES + 1);
+    size_t n = buf ? fread(buf, 1, MAX_SCENARIO_BYTES + 1, f) : 0;
+    int bad = !buf || ferror(f) || n > MAX_SCENARIO_BYTES;
+    fclose(f);
+    if (bad) {
+        fprintf(stderr, "flinch-sim: %s: unreadable or larger than %d bytes\n",
+                path, MAX_SCENARIO_BYTES);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    return buf;
+}
+
+/* First init: load the scenario and fix the epoch. Lock held. */
+static nvmlReturn_t load_state(void)
+{
+    const char *path = getenv("FLINCH_SIM_SCENARIO");
+    char *text = NULL;
+    if (path && *path) {
+        text = read_scenario_file(path);
+        if (!text)
+            return NVML_ERROR_UNKNOWN;
+    }
+    char err[512];
+    int rc = scenario_parse(&scenario, text ? text : sim_builtin_scenario,
+                            text ? path : "<builtin demo.scn>", err, sizeof err);
+    free(text);
+    if (rc) {
+        fprintf(stderr, "flinch-sim: %s\n", err);
+        return NVML_ERROR_UNKNOWN;
+    }
+    const char *epoch = getenv("FLINCH_SIM_EPOCH_NS");
+    epoch_ns = clock_ns(CLOCK_MONOTONIC);
+    if (epoch && *epoch) {
+        char *end;
+        errno = 0;
+        long long e = strtoll(epoch, &end, 10);
+        if (errno || *end) {
+            fprintf(stderr, "flinch-sim: FLINCH_SIM_EPOCH_NS: expected an integer, got '%s'\n", epoch);
+            scenario_free(&scenario);
+            return NVML_ERROR_UNKNOWN;
+        }
+        epoch_ns = e;
+    }
+    if (scenario.no_driver) {
+        scenario_free(&scenario);
+        return NVML_ERROR_DRIVER_NOT_LOADED;
+    }
+    memset(queries, 0, sizeof queries);
+    for (unsigned g = 0; g < SIM_MAX_GPUS; g++)
+        devices[g].index = g;
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t sim_init(void)
+{
+    pthread_mutex_lock(&lock);
+    nvmlReturn_t rc = init_count > 0 ? NVML_SUCCESS : load_state();
+    if (rc == NVML_SUCCESS)
+        init_count++;
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+#ifndef SIM_LEGACY_ABI
+EXPORT nvmlReturn_t nvmlInit_v2(void) { return sim_init(); }
+#endif
+EXPORT nvmlReturn_t nvmlInit(void) { return sim_init(); }
+
+EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+    pthread_mutex_lock(&lock);
+    nvmlReturn_t rc = NVML_SUCCESS;
+    if (init_count == 0)
+        rc = NVML_ERROR_UNINITIALIZED;
+    else if (--init_count == 0)
+        scenario_free(&scenario);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+EXPORT const char *nvmlErrorString(nvmlReturn_t result)
+{
+    switch (result) {
+    case NVML_SUCCESS: return "Success";
+    case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+    case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
+    case 5: return "Already Initialized";
+    case NVML_ERROR_NOT_FOUND: return "Not Found";
+    case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+    case 8: return "Insufficient External Power";
+    case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+    case NVML_ERROR_TIMEOUT: return "Timeout";
+    case 11: return "Interrupt Request Issue";
+    case NVML_ERROR_LIBRARY_NOT_FOUND: return "NVML Shared Library Not Found";
+    case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
+    case 14: return "Corrupted infoROM";
+    case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+    case 16: return "GPU requires restart";
+    case 17: return "The operating system has blocked the request.";
+    case 18: return "RM has detected an NVML/RM version mismatch.";
+    default: return "Unknown Error";
+    }
+}
+
+/* Counts one call of FUNC (and FIELD requests) against the unsupported
+ * faults; true when the call must fail with NOT_SUPPORTED. Lock held. */
+static int unsupported_now(int func, int is_field, unsigned field_id)
+{
+    int hit = 0;
+    for (size_t i = 0; i < scenario.n_unsupported; i++) {
+        struct sim_unsupported *u = &scenario.unsupported[i];
+        if (is_field ? (u->func != -1 || u->field_id != field_id) : u->func != func)
+            continue;
+        if (++u->calls > u->after)
+            hit = 1;
+    }
+    return hit;
+}
+
+/* The start of every query on GPU gpu: counts it, sleeps for latency or a
+ * stall, and decides lost / not supported. Returns with the lock held when
+ * the result is NVML_SUCCESS, released otherwise; *t_ns is the scenario
+ * time of the reading (after the sleep, as a slow call returns late). */
+static nvmlReturn_t begin_query(unsigned gpu, int func, long long *t_ns)
+{
+    long long n = ++queries[gpu];
+    long long delay = scenario.latency_us * 1000;
+    for (size_t i = 0; i < scenario.n_stalls; i++)
+        if (scenario.stalls[i].gpu == gpu && scenario.stalls[i].at_query == n)
+            delay += scenario.stalls[i].ms * 1000000LL;
+    nvmlReturn_t rc = NVML_SUCCESS;
+    if (scenario.lost_after[gpu] >= 0 && n > scenario.lost_after[gpu])
+        rc = NVML_ERROR_GPU_IS_LOST;
+    else if (unsupported_now(func, 0, 0))
+        rc = NVML_ERROR_NOT_SUPPORTED;
+    if (delay > 0) {
+        pthread_mutex_unlock(&lock);
+        sleep_ns(delay);
+        pthread_mutex_lock(&lock);
+        if (init_count == 0)
+            rc = NVML_ERROR_UNINITIALIZED; /* shut down while we slept */
+    }
+    *t_ns = clock_ns(CLOCK_MONOTONIC) - epoch_ns;
+    if (rc != NVML_SUCCESS)
+        pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+/* Validates init, handle and out pointer, then begins the query. Same lock
+ * contract as begin_query; *gpu is the device's index. */
+static nvmlReturn_t device_query(nvmlDevice_t dev, const void *out, int func,
+                                 unsigned *gpu, long long *t_ns)
+{
+    pthread_mutex_lock(&lock);
+    nvmlReturn_t rc = NVML_SUCCESS;
+    uintptr_t p = (uintptr_t)dev, base = (uintptr_t)devices;
+    if (init_count == 0)
+        rc = NVML_ERROR_UNINITIALIZED;
+    else if (p < base || p >= base + sizeof devices ||
+             (p - base) % sizeof devices[0] != 0 ||
+             dev->index >= (scenario.no_gpus ? 0 : scenario.gpus) || !out)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc != NVML_SUCCESS) {
+        pthread_mutex_unlock(&lock);
+        return rc;
+    }
+    *gpu = dev->index;
+    return begin_query(*gpu, func, t_ns);
+}
+
+static nvmlReturn_t device_count(unsigned int *count)
+{
+    pthread_mutex_lock(&lock);
+    nvmlReturn_t rc = NVML_SUCCESS;
+    if (init_count == 0)
+        rc = NVML_ERROR_UNINITIALIZED;
+    else if (!count)
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    else if (unsupported_now(SIM_FN_COUNT, 0, 0))
+        rc = NVML_ERROR_NOT_SUPPORTED;
+    else
+        *count = scenario.no_gpus ? 0 : scenario.gpus;
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+#ifndef SIM_LEGACY_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) { return device_count(count); }
+#endif
+EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *count) { return device_count(count); }
+
+/* Getting a handle counts as a query on that GPU: a lost GPU refuses it. */
+static nvmlReturn_t handle_by_index(unsigned int index, nvmlDevice_t *device)
+{
+    pthread_mutex_lock(&lock);
+    nvmlReturn_t rc = NVML_SUCCESS;
+    if (init_count == 0)
+        rc = NVML_ERROR_UNINITIALIZED;
+    else if (!device || index >= (scenario.no_gpus ? 0 : scenario.gpus))
+        rc = NVML_ERROR_INVALID_ARGUMENT;
+    if (rc != NVML_SUCCESS) {
+        pthread_mutex_unlock(&lock);
+        return rc;
+    }
+    long long t_ns;
+    rc = begin_query(index, SIM_FN_HANDLE, &t_ns);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *device = &devices[index];
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+#ifndef SIM_LEGACY_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+    return handle_by_index(index, device);
+}
+#endif
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device)
+{
+    return handle_by_index(index, device);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, name, SIM_FN_NAME, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    size_t len = strlen(scenario.name);
+    if (length < len + 1) {
+        rc = NVML_ERROR_INSUFFICIENT_SIZE;
+    } else {
+        memcpy(name, scenario.name, len + 1);
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+static unsigned int watts_to_mw(double w)
+{
+    return (unsigned int)floor(w * 1000.0 + 1e-6);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, power, SIM_FN_POWER, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *power = watts_to_mw(scenario.power_instant ? timeline_power_w(&scenario, gpu, t)
+                                                : timeline_average_power_w(&scenario, gpu, t));
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, utilization, SIM_FN_UTIL, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    const struct sim_reading *r = timeline_reading_at(&scenario, gpu, t);
+    utilization->gpu = r->util_pct;
+    utilization->memory = r->mem_util_pct;
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, memory, SIM_FN_MEMORY, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    const struct sim_reading *r = timeline_reading_at(&scenario, gpu, t);
+    memory->total = SIM_MEM_TOTAL_MIB * 1048576ULL;
+    memory->used = (unsigned long long)r->mem_used_mib * 1048576ULL;
+    memory->free = memory->total - memory->used;
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+/* SM and graphics clocks follow the scenario; the memory clock is an
+ * H200's fixed HBM3e clock. */
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
+{
+    unsigned gpu;
+    long long t;
+    const void *out = type >= NVML_CLOCK_GRAPHICS && type <= NVML_CLOCK_MEM ? clock : NULL;
+    nvmlReturn_t rc = device_query(device, out, SIM_FN_CLOCK, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *clock = type == NVML_CLOCK_MEM ? 2619 : timeline_reading_at(&scenario, gpu, t)->clock_mhz;
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor,
+                                             unsigned int *temp)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, sensor == NVML_TEMPERATURE_GPU ? temp : NULL,
+                                   SIM_FN_TEMP, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *temp = timeline_reading_at(&scenario, gpu, t)->temp_c;
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, limit, SIM_FN_LIMIT, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *limit = scenario.power_limit_w * 1000u;
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t clock_reasons(nvmlDevice_t device, unsigned long long *reasons, int func)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, reasons, func, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *reasons = timeline_reading_at(&scenario, gpu, t)->reasons;
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
+                                                              unsigned long long *reasons)
+{
+    return clock_reasons(device, reasons, SIM_FN_THROTTLE_REASONS);
+}
+
+#ifndef SIM_LEGACY_ABI
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
+                                                           unsigned long long *reasons)
+{
+    return clock_reasons(device, reasons, SIM_FN_EVENT_REASONS);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, energy, SIM_FN_ENERGY, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *energy = timeline_energy_counter_mj(&scenario, gpu, t);
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+/* Each field gets its own nvmlReturn: the call succeeds as a whole even when
+ * a field is unknown or switched off, as the real library does. */
+EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
+                                             nvmlFieldValue_t *values)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = device_query(device, valuesCount >= 0 ? (const void *)values : NULL,
+                                   SIM_FN_FIELDS, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    long long wall_us = clock_ns(CLOCK_REALTIME) / 1000;
+    for (int i = 0; i < valuesCount; i++) {
+        nvmlFieldValue_t *v = &values[i];
+        v->timestamp = wall_us;
+        v->latencyUsec = 0;
+        v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        v->value.ullVal = 0;
+        int known = v->fieldId == NVML_FI_DEV_POWER_INSTANT ||
+                    v->fieldId == NVML_FI_DEV_POWER_AVERAGE;
+        if (unsupported_now(-1, 1, v->fieldId) || !known) {
+            v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+            continue;
+        }
+        v->nvmlReturn = NVML_SUCCESS;
+        v->value.uiVal = watts_to_mw(v->fieldId == NVML_FI_DEV_POWER_INSTANT
+                                         ? timeline_power_w(&scenario, gpu, t)
+                                         : timeline_average_power_w(&scenario, gpu, t));
+    }
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+#endif
+
+/* Test hooks, not part of NVML. Both need nvmlInit to have loaded a
+ * scenario; before that they return NaN and -1. */
+EXPORT double flinchsim_energy_J(unsigned gpu, double t0_s, double t1_s)
+{
+    double j = NAN;
+    pthread_mutex_lock(&lock);
+    if (init_count > 0 && gpu < scenario.gpus)
+        j = timeline_energy_mj(&scenario, gpu, llround(t0_s * 1e9), llround(t1_s * 1e9)) / 1000.0;
+    pthread_mutex_unlock(&lock);
+    return j;
+}
+
+EXPORT long long flinchsim_epoch_ns(void)
+{
+    pthread_mutex_lock(&lock);
+    long long e = init_count > 0 ? epoch_ns : -1;
+    pthread_mutex_unlock(&lock);
+    return e;
+}
+
+/* The built-in scenario's text, so a test can compare it with demo.scn. */
+EXPORT const char *flinchsim_builtin_scenario(void)
+{
+    return sim_builtin_scenario;
+}

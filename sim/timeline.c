@@ -1,0 +1,115 @@
+/*
+ * timeline.c — readings and exact energy of a scenario's piecewise-constant
+ * timelines.
+ *
+ * Owns: the reading at a scenario time, the integral of power over any
+ * interval, the trailing-window average and the quantized energy counter.
+ * Power is a step function, so every integral is a finite sum: each step
+ * caches the energy from 0 to its start, and a query adds one partial step.
+ * Times come in as integer nanoseconds and step times are whole
+ * milliseconds, so the only rounding is double arithmetic on W * ms = mJ.
+ */
+#include "scenario.h"
+
+#include <math.h>
+
+#define NS_PER_MS 1000000LL
+
+/* Index of the last step starting at or before t_ns (t_ns >= 0). */
+static size_t step_index(const struct sim_timeline *tl, long long t_ns)
+{
+    size_t lo = 0, hi = tl->n; /* answer in [lo, hi) */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tl->steps[mid].t_ms * NS_PER_MS <= t_ns)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Integral of power over [0, t_ns] within one pass of the timeline. */
+static double energy_from_zero_mj(const struct sim_timeline *tl, long long t_ns)
+{
+    const struct sim_step *s = &tl->steps[step_index(tl, t_ns)];
+    return s->energy_mj + s->r.power_w * (double)(t_ns - s->t_ms * NS_PER_MS) / 1e6;
+}
+
+void timeline_finish(struct sim_timeline *tl)
+{
+    tl->steps[0].energy_mj = 0;
+    for (size_t i = 1; i < tl->n; i++) {
+        const struct sim_step *prev = &tl->steps[i - 1];
+        tl->steps[i].energy_mj = prev->energy_mj +
+            prev->r.power_w * (double)(tl->steps[i].t_ms - prev->t_ms);
+    }
+}
+
+/* Signed integral of power over [0, t_ns]. Before 0 the GPU draws its
+ * time-0 power. With period_ms the timeline repeats, so the integral is
+ * whole periods times one period's energy plus the remainder: this stays
+ * exact after hours, where summing sample by sample would not. */
+static double energy_to_mj(const struct sim_scenario *sc, unsigned gpu, long long t_ns)
+{
+    const struct sim_timeline *tl = &sc->gpu[gpu];
+    if (t_ns < 0)
+        return tl->steps[0].r.power_w * (double)t_ns / 1e6;
+    if (sc->period_ms <= 0)
+        return energy_from_zero_mj(tl, t_ns);
+    long long period_ns = sc->period_ms * NS_PER_MS;
+    long long whole = t_ns / period_ns;
+    return (double)whole * energy_from_zero_mj(tl, period_ns) +
+           energy_from_zero_mj(tl, t_ns - whole * period_ns);
+}
+
+const struct sim_reading *timeline_reading_at(const struct sim_scenario *sc,
+                                              unsigned gpu, long long t_ns)
+{
+    const struct sim_timeline *tl = &sc->gpu[gpu];
+    if (t_ns < 0)
+        return &tl->steps[0].r;
+    if (sc->period_ms > 0)
+        t_ns %= sc->period_ms * NS_PER_MS;
+    return &tl->steps[step_index(tl, t_ns)].r;
+}
+
+double timeline_power_w(const struct sim_scenario *sc, unsigned gpu, long long t_ns)
+{
+    return timeline_reading_at(sc, gpu, t_ns)->power_w;
+}
+
+double timeline_energy_mj(const struct sim_scenario *sc, unsigned gpu,
+                          long long t0_ns, long long t1_ns)
+{
+    return energy_to_mj(sc, gpu, t1_ns) - energy_to_mj(sc, gpu, t0_ns);
+}
+
+double timeline_average_power_w(const struct sim_scenario *sc, unsigned gpu,
+                                long long t_ns)
+{
+    long long window_ns = sc->average_window_ms * NS_PER_MS;
+    return timeline_energy_mj(sc, gpu, t_ns - window_ns, t_ns) /
+           (double)sc->average_window_ms;
+}
+
+/* The counter real drivers expose: it only moves every energy_update_ms,
+ * so it reads the integral up to the last update instant. The tiny epsilon
+ * keeps a value like 443087.99999999994 (double rounding of an exact
+ * 443088) from flooring one millijoule short. */
+unsigned long long timeline_energy_counter_mj(const struct sim_scenario *sc,
+                                              unsigned gpu, long long t_ns)
+{
+    long long at = t_ns;
+    if (sc->energy_update_ms > 0) {
+        long long step = sc->energy_update_ms * NS_PER_MS;
+        long long k = t_ns / step;
+        if (t_ns < 0 && k * step != t_ns)
+            k--; /* floor, not truncation, before time 0 */
+        at = k * step;
+    }
+    double mj = (double)sc->energy_base_mj + energy_to_mj(sc, gpu, at);
+    if (mj <= 0)
+        return 0;
+    return (unsigned long long)floor(mj + 1e-6);
+}
