@@ -22,7 +22,8 @@ enum mark_line_status {
     MARK_LINE_EMPTY,        /* blank line: ignored silently */
     MARK_LINE_TOO_LONG,     /* label over MARK_LABEL_MAX bytes */
     MARK_LINE_CONTROL_CHAR, /* control character inside the label */
-    MARK_LINE_BAD_STAMP     /* text after the tab is not a positive integer */
+    MARK_LINE_BAD_STAMP,    /* text after the tab is not a positive integer */
+    MARK_LINE_NO_LABEL      /* stamped form with nothing before the tab */
 };
 
 struct mark_line {

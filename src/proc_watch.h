@@ -18,6 +18,8 @@ struct proc_watch {
     /* private */
     int have_clock;
     int clock_id;      /* clockid_t, kept as int to keep <time.h> out */
+    int64_t last_cpu_ns;            /* last good read, reported after exit */
+    unsigned long long start_ticks; /* /proc/PID/stat starttime: spots pid reuse */
 };
 
 /* 0 on success; -1 with errno (ESRCH: no such process). */
