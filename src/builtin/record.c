@@ -1,10 +1,167 @@
-/* builtin/record.c — placeholder until the subcommand lands. */
+/*
+ * builtin/record.c — `flinch record`: the command line. Parses and checks
+ * the options (the original nvml_trace.py's flags and defaults first) and
+ * hands them to the recorder (src/recorder.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "builtin.h"
 #include "diag.h"
+#include "recorder.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: flinch record --out FILE [options] [-- CMD ARGS...]\n"
+        "\n"
+        "Samples NVIDIA GPUs through NVML (plus host CPU and Intel RAPL) every\n"
+        "--interval-ms into a CSV, with MARK rows from other processes via a FIFO.\n"
+        "Writes a 'begin' MARK at the start and an 'end' MARK at the end.\n"
+        "\n"
+        "options:\n"
+        "  -o, --out FILE         trace CSV to write (required); appended to if it\n"
+        "                         exists with the same header\n"
+        "  -g, --gpu SPEC         GPU index, list (0,2) or 'all' (default 0); one\n"
+        "                         SAMPLE row per GPU per tick\n"
+        "  -i, --interval-ms N    sampling interval in ms (default 10)\n"
+        "  -s, --seconds N        record N seconds (default 30; 0: until SIGINT,\n"
+        "                         SIGTERM or SIGHUP; with CMD: until CMD exits)\n"
+        "      --marks-fifo PATH  read MARK labels from this FIFO, one per line, or\n"
+        "                         'LABEL<TAB>CLOCK_MONOTONIC_NS' (created if absent)\n"
+        "      --marks-mode OCTAL mode of a FIFO flinch creates (default 0600)\n"
+        "      --rapl FILE        RAPL counter for the rapl_energy_uj column (default:\n"
+        "                         the first package domain found)\n"
+        "      --no-rapl          no RAPL columns values\n"
+        "      --rapl-root DIR    powercap tree to search (default /sys/class/powercap)\n"
+        "      --proc-stat FILE   host CPU counters (default /proc/stat)\n"
+        "      --nvml-lib PATH    NVML library to load (default libnvidia-ml.so.1)\n"
+        "      --pid PID          also record this process's CPU time and state\n"
+        "  -q, --quiet            no live status line on a terminal\n"
+        "  -h, --help             this help\n"
+        "\n"
+        "  -- CMD ARGS...         run CMD with FLINCH_MARKS set to the marks FIFO (a\n"
+        "                         private one unless --marks-fifo), record while it\n"
+        "                         runs, exit with its status; SIGINT/SIGTERM are\n"
+        "                         forwarded to it\n"
+        "\n"
+        "exit status: 0 ok; 1 write error; 2 bad usage, no driver, no GPU, bad FIFO\n"
+        "path; 3 a GPU fell off the bus (rows written are kept); with CMD: its status.\n");
+}
+
+enum {
+    OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
+    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID
+};
+
+static const struct option long_opts[] = {
+    { "out",         required_argument, NULL, 'o' },
+    { "gpu",         required_argument, NULL, 'g' },
+    { "interval-ms", required_argument, NULL, 'i' },
+    { "seconds",     required_argument, NULL, 's' },
+    { "marks-fifo",  required_argument, NULL, OPT_MARKS_FIFO },
+    { "marks-mode",  required_argument, NULL, OPT_MARKS_MODE },
+    { "rapl",        required_argument, NULL, OPT_RAPL },
+    { "no-rapl",     no_argument,       NULL, OPT_NO_RAPL },
+    { "rapl-root",   required_argument, NULL, OPT_RAPL_ROOT },
+    { "proc-stat",   required_argument, NULL, OPT_PROC_STAT },
+    { "nvml-lib",    required_argument, NULL, OPT_NVML_LIB },
+    { "pid",         required_argument, NULL, OPT_PID },
+    { "quiet",       no_argument,       NULL, 'q' },
+    { "help",        no_argument,       NULL, 'h' },
+    { NULL, 0, NULL, 0 }
+};
+
+static int parse_long(const char *opt, const char *s, int base, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, base);
+    if (end == s || *end || errno || v < lo || v > hi) {
+        diag_error("--%s %s: expected an integer from %ld to %ld", opt, s, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
 
 int cmd_record(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    diag_error("not implemented yet");
-    return EXIT_USAGE;
+    struct record_opts o = {
+        .gpu_spec = "0", .interval_ms = 10, .seconds = 30.0, .marks_mode = 0600,
+    };
+    int seconds_given = 0;
+    long v;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:g:i:s:qh", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.out = optarg; break;
+        case 'g': o.gpu_spec = optarg; break;
+        case 'i':
+            if (parse_long("interval-ms", optarg, 10, 1, 3600000, &v) != 0)
+                return EXIT_USAGE;
+            o.interval_ms = (int)v;
+            break;
+        case 's': {
+            char *end;
+            errno = 0;
+            o.seconds = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !isfinite(o.seconds) || o.seconds < 0) {
+                diag_error("--seconds %s: expected a number of seconds >= 0", optarg);
+                return EXIT_USAGE;
+            }
+            seconds_given = 1;
+            break;
+        }
+        case OPT_MARKS_FIFO: o.marks_fifo = optarg; break;
+        case OPT_MARKS_MODE:
+            if (parse_long("marks-mode", optarg, 8, 0, 0777, &v) != 0)
+                return EXIT_USAGE;
+            o.marks_mode = (unsigned)v;
+            break;
+        case OPT_RAPL: o.rapl_path = optarg; break;
+        case OPT_NO_RAPL: o.no_rapl = 1; break;
+        case OPT_RAPL_ROOT: o.rapl_root = optarg; break;
+        case OPT_PROC_STAT: o.proc_stat = optarg; break;
+        case OPT_NVML_LIB: o.nvml_lib = optarg; break;
+        case OPT_PID:
+            if (parse_long("pid", optarg, 10, 1, 0x7fffffff, &v) != 0)
+                return EXIT_USAGE;
+            o.pid = (pid_t)v;
+            break;
+        case 'q': o.quiet = 1; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default:
+            if (optopt && strchr("ogis", optopt))
+                diag_error("-%c needs a value (see 'flinch record --help')", optopt);
+            else
+                diag_error("unknown or incomplete option '%s' (see 'flinch record --help')",
+                           argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        if (strcmp(argv[optind - 1], "--") != 0) {
+            diag_error("unexpected argument '%s' (a command to wrap goes after --)", argv[optind]);
+            return EXIT_USAGE;
+        }
+        o.cmd = argv + optind;
+        if (!seconds_given)
+            o.seconds = 0;
+    }
+    if (!o.out || !*o.out) {
+        diag_error("--out FILE is required (see 'flinch record --help')");
+        return EXIT_USAGE;
+    }
+    if (o.seconds > 0 && o.seconds * 1000.0 / o.interval_ms > 9e15) {
+        diag_error("--seconds %g: too long", o.seconds);
+        return EXIT_USAGE;
+    }
+    return recorder_run(&o);
 }

@@ -1,0 +1,57 @@
+/*
+ * csv_writer.h — formats trace rows as CSV and appends them to the trace
+ * file so that a crash never leaves a torn row behind.
+ *
+ * Owns: RFC 4180 quoting of cells, the header check when appending to an
+ * existing trace, and the one-write(2)-per-row rule. Every row is built in a
+ * buffer and handed to the kernel with a single write on an O_APPEND file
+ * descriptor: rows from the sampler and from the marks thread never
+ * interleave, and a kill -9 loses at most the row being built. The first
+ * write error (disk full, file too large) is reported once, with the path
+ * and strerror, and every later write is refused.
+ */
+#ifndef FLINCH_CSV_WRITER_H
+#define FLINCH_CSV_WRITER_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Longest row flinch ever writes, newline included. */
+#define CSV_ROW_MAX 4096
+
+/* 1 when a cell must be quoted: it holds , " \r \n, or starts or ends
+ * with a space or tab. */
+int csv_cell_needs_quotes(const char *cell);
+
+/* Formats ncells cells (NULL = empty cell) as one CSV line ending in "\n".
+ * Returns its length, or 0 when it does not fit in cap bytes. */
+size_t csv_format_row(char *buf, size_t cap, const char *const *cells, int ncells);
+
+struct csv_out {
+    int fd;
+    char path[4096];
+    long long rows;          /* rows written by us, header excluded */
+    int failed;              /* a write failed; nothing more is written */
+    int wrote_header;        /* 1: the file was new or empty */
+    pthread_mutex_t lock;
+};
+
+/* Opens path for appending (O_NOFOLLOW: a symlink is refused). A new or
+ * empty file gets header (one line, with its "\n"); a non-empty regular
+ * file must start with exactly that header. Returns 0, or -1 after one
+ * diag_error line naming the path and the cause. */
+int csv_out_open(struct csv_out *o, const char *path, const char *header);
+
+/* Appends one whole row with one write(2). Returns 0, or -1 when the row
+ * could not be written (reported once; see above). Thread-safe. */
+int csv_out_write(struct csv_out *o, const char *row, size_t len);
+
+/* Formats and appends; -1 also when the row does not fit CSV_ROW_MAX. */
+int csv_out_write_cells(struct csv_out *o, const char *const *cells, int ncells);
+
+int csv_out_failed(struct csv_out *o);
+long long csv_out_rows(struct csv_out *o);
+void csv_out_close(struct csv_out *o);
+
+#endif

@@ -1,0 +1,245 @@
+/* mark_fifo.c — marks FIFO creation, checks and reader thread; see mark_fifo.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "diag.h"
+#include "mark_fifo.h"
+
+/* Opens the FIFO for reading without blocking (there is no writer yet),
+ * then our own writer, then makes reads blocking again. O_NOFOLLOW and the
+ * dev/ino comparison close the gap between the lstat check and the open. */
+static int open_ends(struct mark_fifo *f, const struct stat *checked)
+{
+    f->rfd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (f->rfd < 0) {
+        diag_error("%s: cannot open marks FIFO: %s", f->path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(f->rfd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
+        st.st_dev != checked->st_dev || st.st_ino != checked->st_ino) {
+        diag_error("%s: changed while being opened; refusing it", f->path);
+        close(f->rfd);
+        f->rfd = -1;
+        return -1;
+    }
+    f->wfd = open(f->path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (f->wfd < 0) {
+        diag_error("%s: cannot open marks FIFO: %s", f->path, strerror(errno));
+        close(f->rfd);
+        f->rfd = -1;
+        return -1;
+    }
+    fcntl(f->rfd, F_SETFL, fcntl(f->rfd, F_GETFL) & ~O_NONBLOCK);
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
+    return 0;
+}
+
+/* mkfifo is subject to the umask; chmod sets exactly the mode asked for. */
+static int create_fifo(struct mark_fifo *f)
+{
+    if (mkfifo(f->path, f->mode) != 0)
+        return -1;
+    if (chmod(f->path, f->mode) != 0)
+        return -1;
+    f->created = 1;
+    return 0;
+}
+
+int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode)
+{
+    memset(f, 0, sizeof *f);
+    f->rfd = f->wfd = f->stop_pipe[0] = f->stop_pipe[1] = -1;
+    f->mode = mode;
+    if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path) {
+        diag_error("marks FIFO path too long");
+        return -1;
+    }
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT || create_fifo(f) != 0) {
+            diag_error("%s: cannot create marks FIFO: %s", path, strerror(errno));
+            return -1;
+        }
+        if (lstat(path, &st) != 0) {
+            diag_error("%s: %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    if (S_ISLNK(st.st_mode)) {
+        diag_error("%s: is a symbolic link, not a FIFO; refusing to follow it", path);
+        return -1;
+    }
+    if (!S_ISFIFO(st.st_mode)) {
+        diag_error("%s: exists but is not a FIFO; refusing to use it as the marks FIFO", path);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        diag_error("%s: FIFO belongs to uid %u, not to us; refusing it (remove it or pick "
+                   "another --marks-fifo)", path, (unsigned)st.st_uid);
+        return -1;
+    }
+    if (open_ends(f, &st) != 0)
+        return -1;
+    if (pipe2(f->stop_pipe, O_CLOEXEC) != 0) {
+        diag_error("pipe: %s", strerror(errno));
+        close(f->rfd);
+        close(f->wfd);
+        f->rfd = f->wfd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64_t arrival_ns)
+{
+    struct mark_line m;
+    enum mark_line_status st = mark_line_parse(line, len, &m);
+    if (st == MARK_LINE_EMPTY)
+        return;
+    if (st != MARK_LINE_OK) {
+        f->rejected++;
+        diag_warn("marks FIFO %s: %s; mark ignored", f->path, mark_line_status_str(st));
+        return;
+    }
+    f->accepted++;
+    f->fn(f->ctx, &m, arrival_ns);
+}
+
+void mark_fifo_feed(struct mark_fifo *f, const char *data, size_t len, int64_t arrival_ns)
+{
+    while (len > 0) {
+        const char *nl = memchr(data, '\n', len);
+        size_t take = nl ? (size_t)(nl - data) : len;
+        if (f->discarding) {
+            if (nl)
+                f->discarding = 0;
+        } else if (f->used + take > sizeof f->buf) {
+            f->used = 0;
+            f->discarding = !nl;
+            f->rejected++;
+            diag_warn("marks FIFO %s: line longer than %zu bytes; mark ignored",
+                      f->path, sizeof f->buf);
+        } else {
+            memcpy(f->buf + f->used, data, take);
+            f->used += take;
+            if (nl) {
+                handle_line(f, f->buf, f->used, arrival_ns);
+                f->used = 0;
+            }
+        }
+        if (!nl)
+            break;
+        len -= take + 1;
+        data = nl + 1;
+    }
+}
+
+/* Called when poll times out: if someone deleted the FIFO, make a new one
+ * at the path so `echo label > PATH` does not create a regular file there
+ * and block nobody; if something else took its place, say so once. */
+static void check_path(struct mark_fifo *f)
+{
+    struct stat st;
+    if (lstat(f->path, &st) == 0) {
+        if (st.st_dev == f->dev && st.st_ino == f->ino)
+            return;
+        if (!f->replaced_warned)
+            diag_warn("%s: no longer the marks FIFO (replaced); marks written there are lost",
+                      f->path);
+        f->replaced_warned = 1;
+        return;
+    }
+    if (errno != ENOENT || create_fifo(f) != 0 || lstat(f->path, &st) != 0)
+        return;
+    int old_r = f->rfd, old_w = f->wfd;
+    if (open_ends(f, &st) != 0) {
+        f->rfd = old_r;
+        f->wfd = old_w;
+        return;
+    }
+    close(old_r);
+    close(old_w);
+    diag_warn("%s: marks FIFO was removed; created it again", f->path);
+}
+
+static void drain(struct mark_fifo *f)
+{
+    char chunk[4096];
+    int flags = fcntl(f->rfd, F_GETFL);
+    fcntl(f->rfd, F_SETFL, flags | O_NONBLOCK);
+    for (;;) {
+        ssize_t n = read(f->rfd, chunk, sizeof chunk);
+        if (n <= 0)
+            break;
+        mark_fifo_feed(f, chunk, (size_t)n, mono_ns());
+    }
+    fcntl(f->rfd, F_SETFL, flags);
+}
+
+static void *reader_main(void *arg)
+{
+    struct mark_fifo *f = arg;
+    char chunk[4096];
+    for (;;) {
+        struct pollfd p[2] = { { f->rfd, POLLIN, 0 }, { f->stop_pipe[0], POLLIN, 0 } };
+        int n = poll(p, 2, 1000);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n == 0) {
+            check_path(f);
+            continue;
+        }
+        if (p[0].revents & POLLIN) {
+            ssize_t got = read(f->rfd, chunk, sizeof chunk);
+            int64_t arrival = mono_ns();
+            if (got > 0)
+                mark_fifo_feed(f, chunk, (size_t)got, arrival);
+        }
+        if (p[1].revents)
+            break;
+    }
+    drain(f);
+    return NULL;
+}
+
+int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx)
+{
+    f->fn = fn;
+    f->ctx = ctx;
+    /* Signals go to the sampling thread, whose sleep they must interrupt. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&f->thread, NULL, reader_main, f);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        diag_error("cannot start the marks reader: %s", strerror(rc));
+        return -1;
+    }
+    f->running = 1;
+    return 0;
+}
+
+void mark_fifo_stop(struct mark_fifo *f)
+{
+    if (f->running) {
+        if (write(f->stop_pipe[1], "x", 1) != 1) { /* the thread also stops on close */ }
+        pthread_join(f->thread, NULL);
+        f->running = 0;
+    }
+    int *fds[] = { &f->rfd, &f->wfd, &f->stop_pipe[0], &f->stop_pipe[1] };
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
+}

@@ -1,0 +1,89 @@
+/* nvml_loader.c — dlopen NVML and resolve its entry points; see nvml_loader.h. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nvml_loader.h"
+
+/* Resolves name_v2 first (newer drivers keep the old name with the old
+ * ABI for compatibility; the _v2 one is what nvml.h maps the name to), then
+ * name. Function pointers come back through a void * as POSIX dlsym
+ * requires; the memcpy keeps -Wpedantic quiet about the conversion. */
+static void resolve(void *dl, const char *name, const char *v2, void *fn_out, size_t fn_size)
+{
+    void *p = v2 ? dlsym(dl, v2) : NULL;
+    if (!p)
+        p = dlsym(dl, name);
+    memcpy(fn_out, &p, fn_size);
+}
+
+#define RESOLVE(field, name, v2) resolve(lib->dl, name, v2, &lib->field, sizeof lib->field)
+
+int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
+{
+    memset(lib, 0, sizeof *lib);
+    const char *name = path ? path : NVML_DEFAULT_LIB;
+    lib->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!lib->dl) {
+        const char *why = dlerror();
+        snprintf(err, errlen, "cannot load NVML (%s): %s; is the NVIDIA driver installed?",
+                 name, why ? why : "unknown error");
+        return -1;
+    }
+    RESOLVE(init, "nvmlInit", "nvmlInit_v2");
+    RESOLVE(shutdown, "nvmlShutdown", NULL);
+    RESOLVE(error_string, "nvmlErrorString", NULL);
+    RESOLVE(device_count, "nvmlDeviceGetCount", "nvmlDeviceGetCount_v2");
+    RESOLVE(device_by_index, "nvmlDeviceGetHandleByIndex", "nvmlDeviceGetHandleByIndex_v2");
+    RESOLVE(device_name, "nvmlDeviceGetName", NULL);
+    RESOLVE(power_usage, "nvmlDeviceGetPowerUsage", NULL);
+    RESOLVE(power_limit, "nvmlDeviceGetEnforcedPowerLimit", NULL);
+    RESOLVE(total_energy, "nvmlDeviceGetTotalEnergyConsumption", NULL);
+    RESOLVE(clock_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons",
+            "nvmlDeviceGetCurrentClocksEventReasons");
+    RESOLVE(utilization, "nvmlDeviceGetUtilizationRates", NULL);
+    RESOLVE(memory_info, "nvmlDeviceGetMemoryInfo", NULL);
+    RESOLVE(clock_info, "nvmlDeviceGetClockInfo", NULL);
+    RESOLVE(temperature, "nvmlDeviceGetTemperature", NULL);
+    RESOLVE(field_values, "nvmlDeviceGetFieldValues", NULL);
+
+    const char *missing = !lib->init ? "nvmlInit" :
+                          !lib->shutdown ? "nvmlShutdown" :
+                          !lib->error_string ? "nvmlErrorString" :
+                          !lib->device_count ? "nvmlDeviceGetCount" :
+                          !lib->device_by_index ? "nvmlDeviceGetHandleByIndex" : NULL;
+    if (missing) {
+        snprintf(err, errlen, "%s is not an NVML library (no %s)", name, missing);
+        dlclose(lib->dl);
+        lib->dl = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+nvmlReturn_t nvml_start(struct nvml_lib *lib)
+{
+    nvmlReturn_t rc = lib->init();
+    lib->initialized = rc == NVML_SUCCESS;
+    return rc;
+}
+
+const char *nvml_strerror(const struct nvml_lib *lib, nvmlReturn_t rc)
+{
+    static __thread char fallback[32];
+    const char *s = lib && lib->error_string ? lib->error_string(rc) : NULL;
+    if (s && *s)
+        return s;
+    snprintf(fallback, sizeof fallback, "NVML error %d", rc);
+    return fallback;
+}
+
+void nvml_unload(struct nvml_lib *lib)
+{
+    if (lib->initialized && lib->shutdown)
+        lib->shutdown();
+    lib->initialized = 0;
+    if (lib->dl)
+        dlclose(lib->dl);
+    lib->dl = NULL;
+}

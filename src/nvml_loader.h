@@ -1,0 +1,55 @@
+/*
+ * nvml_loader.h — NVML loaded at run time with dlopen, never linked.
+ *
+ * Owns: finding libnvidia-ml.so.1 (or the --nvml-lib path), resolving each
+ * entry point we use (the _v2 symbol first, then the original name), and
+ * turning return codes into text with nvmlErrorString. Required entry points
+ * are init/shutdown/count/handle/error string; every other one is optional
+ * and NULL when the driver does not export it (old drivers), in which case
+ * the sampler leaves that cell empty.
+ */
+#ifndef FLINCH_NVML_LOADER_H
+#define FLINCH_NVML_LOADER_H
+
+#include <stddef.h>
+
+#include "nvml_api.h"
+
+#define NVML_DEFAULT_LIB "libnvidia-ml.so.1"
+
+struct nvml_lib {
+    void *dl;
+    /* required */
+    nvml_init_fn init;
+    nvml_shutdown_fn shutdown;
+    nvml_error_string_fn error_string;
+    nvml_device_count_fn device_count;
+    nvml_device_by_index_fn device_by_index;
+    /* optional: NULL when missing */
+    nvml_device_name_fn device_name;
+    nvml_device_uint_fn power_usage;        /* mW, 1 s average on Ampere+ */
+    nvml_device_uint_fn power_limit;        /* nvmlDeviceGetEnforcedPowerLimit, mW */
+    nvml_device_ull_fn total_energy;        /* mJ */
+    nvml_device_ull_fn clock_event_reasons; /* ...ClocksEventReasons, else ...ThrottleReasons */
+    nvml_device_utilization_fn utilization;
+    nvml_device_memory_fn memory_info;
+    nvml_device_clock_fn clock_info;
+    nvml_device_temperature_fn temperature;
+    nvml_device_field_values_fn field_values;
+    int initialized;
+};
+
+/* dlopen()s path (NULL: libnvidia-ml.so.1) and resolves the entry points.
+ * Returns 0, or -1 with a one-line reason in err. */
+int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen);
+
+/* nvmlInit; returns its code. */
+nvmlReturn_t nvml_start(struct nvml_lib *lib);
+
+/* nvmlErrorString(rc), or "NVML error N" when unavailable. */
+const char *nvml_strerror(const struct nvml_lib *lib, nvmlReturn_t rc);
+
+/* nvmlShutdown (when initialized) and dlclose. */
+void nvml_unload(struct nvml_lib *lib);
+
+#endif

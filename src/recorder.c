@@ -1,0 +1,461 @@
+/*
+ * recorder.c — `flinch record`: sources -> rows -> trace file.
+ *
+ * Owns the order of things. Setup checks everything that can make the
+ * recording pointless before writing a byte (NVML, the GPUs asked for, the
+ * output header, the FIFO), then the main thread runs the schedule (ticker)
+ * and samples on each tick: per-tick sources once (host CPU, RAPL, the
+ * watched process), then one SAMPLE row per GPU. The marks FIFO has its own
+ * thread (mark_fifo) that writes MARK rows as they arrive. Shutdown stops
+ * the marks thread first, so nothing lands after the `end` mark.
+ *
+ * Signals only set flags: SIGINT/SIGTERM/SIGHUP end the recording (with a
+ * wrapped command they are forwarded to it first and the recording ends
+ * when it exits); SIGCHLD wakes the sleep so the end of CMD is seen at once.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child_cmd.h"
+#include "clock.h"
+#include "csv_writer.h"
+#include "diag.h"
+#include "gpu_sampler.h"
+#include "host_cpu.h"
+#include "mark_fifo.h"
+#include "nvml_loader.h"
+#include "proc_watch.h"
+#include "rapl.h"
+#include "recorder.h"
+#include "ticker.h"
+#include "trace_row.h"
+
+#define MAX_GPUS 64
+#define STATUS_EVERY_NS (250 * NS_PER_MS)
+
+struct recorder {
+    const struct record_opts *o;
+    struct nvml_lib nvml;
+    struct gpu_dev gpus[MAX_GPUS];
+    int ngpu;
+    struct csv_out csv;
+    int ncols;
+    struct rapl rapl;
+    struct host_cpu host;
+    struct proc_watch proc;
+    int watching;
+    struct mark_fifo fifo;
+    int have_fifo;
+    char private_dir[256];
+    char fifo_path[4096];
+    struct child_cmd child;
+    int have_child;
+    int child_abandoned;     /* a second signal: exit without waiting for CMD */
+    int show_status;
+    int64_t start_ns;
+    int64_t next_status_ns;
+    char last_power[TRACE_CELL_MAX];
+};
+
+static volatile sig_atomic_t stop_signal;   /* last of SIGINT/SIGTERM/SIGHUP */
+static volatile sig_atomic_t stop_count;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    stop_count++;
+}
+
+static void on_sigchld(int sig) { (void)sig; }
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_stop_signal;      /* no SA_RESTART: the sleep must end */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_sigchld;
+    sa.sa_flags = SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &sa, NULL);
+    /* A file-size limit or a closed pipe must be a write error, not death. */
+    signal(SIGXFSZ, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* "0", "all", "0,2" -> GPU indices. Returns 0, or -1 after an error. */
+static int parse_gpu_spec(const struct nvml_lib *nvml, const char *spec, unsigned count,
+                          unsigned *idx, int *n)
+{
+    *n = 0;
+    if (strcmp(spec, "all") == 0) {
+        for (unsigned i = 0; i < count && i < MAX_GPUS; i++)
+            idx[(*n)++] = i;
+        return 0;
+    }
+    const char *p = spec;
+    for (;;) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || errno || (*end != ',' && *end != '\0') || *p == '-') {
+            diag_error("--gpu %s: expected an index, a list like 0,2, or 'all'", spec);
+            return -1;
+        }
+        if (v >= count) {
+            diag_error("--gpu %lu: no such GPU (%u found: %s)", v, count,
+                       count ? "indices start at 0" : nvml_strerror(nvml, NVML_ERROR_NOT_FOUND));
+            return -1;
+        }
+        for (int i = 0; i < *n; i++)
+            if (idx[i] == v) {
+                diag_error("--gpu %s: GPU %lu listed twice", spec, v);
+                return -1;
+            }
+        if (*n == MAX_GPUS) {
+            diag_error("--gpu %s: more than %d GPUs", spec, MAX_GPUS);
+            return -1;
+        }
+        idx[(*n)++] = (unsigned)v;
+        if (*end == '\0')
+            return 0;
+        p = end + 1;
+    }
+}
+
+static int open_nvml(struct recorder *r)
+{
+    char err[1024];
+    if (nvml_load(&r->nvml, r->o->nvml_lib, err, sizeof err) != 0) {
+        diag_error("%s", err);
+        return -1;
+    }
+    nvmlReturn_t rc = nvml_start(&r->nvml);
+    if (rc != NVML_SUCCESS) {
+        diag_error("cannot initialise NVML: %s", nvml_strerror(&r->nvml, rc));
+        return -1;
+    }
+    unsigned count = 0;
+    rc = r->nvml.device_count(&count);
+    if (rc != NVML_SUCCESS) {
+        diag_error("cannot count GPUs: %s", nvml_strerror(&r->nvml, rc));
+        return -1;
+    }
+    if (count == 0) {
+        diag_error("no NVIDIA GPU found (NVML reports 0 devices)");
+        return -1;
+    }
+    unsigned idx[MAX_GPUS];
+    if (parse_gpu_spec(&r->nvml, r->o->gpu_spec, count, idx, &r->ngpu) != 0)
+        return -1;
+    for (int i = 0; i < r->ngpu; i++) {
+        rc = gpu_dev_open(&r->nvml, &r->gpus[i], idx[i]);
+        if (rc != NVML_SUCCESS) {
+            diag_error("GPU %u: %s", idx[i], nvml_strerror(&r->nvml, rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int open_output(struct recorder *r)
+{
+    const char *cells[TRACE_ROW_MAX_COLS];
+    char names[RAPL_MAX_DOMAINS][RAPL_NAME_MAX + 16];
+    r->ncols = COL_COUNT + r->rapl.ndom;
+    for (int i = 0; i < COL_COUNT; i++)
+        cells[i] = trace_column_names[i];
+    for (int i = 0; i < r->rapl.ndom; i++) {
+        snprintf(names[i], sizeof names[i], "%s%s", RAPL_CUM_PREFIX, r->rapl.dom[i].name);
+        cells[COL_COUNT + i] = names[i];
+    }
+    char header[CSV_ROW_MAX];
+    if (csv_format_row(header, sizeof header, cells, r->ncols) == 0) {
+        diag_error("trace header too long");
+        return -1;
+    }
+    return csv_out_open(&r->csv, r->o->out, header);
+}
+
+/* The marks callback, on the FIFO thread. A client-stamped mark keeps the
+ * client's CLOCK_MONOTONIC time; its wall time is shifted by the same
+ * amount so the two clocks of the row agree. */
+static void on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns)
+{
+    struct recorder *r = ctx;
+    int64_t t = m->has_stamp ? m->stamp_ns : arrival_ns;
+    int64_t wall = wall_ns() - (mono_ns() - t);
+    struct trace_row row;
+    trace_row_init(&row, r->ncols, t, wall, ROW_MARK);
+    trace_row_label(&row, m->label);
+    trace_row_int(&row, COL_ARRIVAL_MONO_NS, arrival_ns);
+    trace_row_write(&row, &r->csv);
+}
+
+static void write_mark(struct recorder *r, const char *label, int64_t t)
+{
+    struct trace_row row;
+    trace_row_init(&row, r->ncols, t, wall_ns() - (mono_ns() - t), ROW_MARK);
+    trace_row_label(&row, label);
+    trace_row_write(&row, &r->csv);
+}
+
+static void write_event(struct recorder *r, const char *label, int gpu_col, long long gpu,
+                        pid_t pid)
+{
+    struct trace_row row;
+    trace_row_init(&row, r->ncols, mono_ns(), wall_ns(), ROW_EVENT);
+    trace_row_label(&row, label);
+    if (gpu_col)
+        trace_row_int(&row, COL_GPU_INDEX, gpu);
+    if (pid)
+        trace_row_int(&row, COL_PROC_PID, pid);
+    trace_row_write(&row, &r->csv);
+}
+
+static int open_fifo(struct recorder *r)
+{
+    const char *path = r->o->marks_fifo;
+    if ((!path || !*path) && r->o->cmd) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(r->private_dir, sizeof r->private_dir, "%s/flinch.XXXXXX",
+                 tmp && *tmp && strlen(tmp) < 200 ? tmp : "/tmp");
+        if (!mkdtemp(r->private_dir)) {
+            diag_error("%s: cannot create a directory for the marks FIFO: %s",
+                       r->private_dir, strerror(errno));
+            r->private_dir[0] = '\0';
+            return -1;
+        }
+        snprintf(r->fifo_path, sizeof r->fifo_path, "%s/marks", r->private_dir);
+        path = r->fifo_path;
+    } else if (path && *path) {
+        snprintf(r->fifo_path, sizeof r->fifo_path, "%s", path);
+    } else {
+        return 0;
+    }
+    if (mark_fifo_open(&r->fifo, path, r->o->marks_mode) != 0)
+        return -1;
+    r->have_fifo = 1;
+    return 0;
+}
+
+/* Per-tick cells shared by every GPU's row: schedule, host CPU, RAPL and
+ * the watched process. Notes a process exit with an EVENT row. */
+static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_t tick,
+                              int64_t late_ns)
+{
+    trace_row_init(base, r->ncols, 0, 0, ROW_SAMPLE);
+    trace_row_int(base, COL_TICK, tick);
+    trace_row_int(base, COL_LATE_NS, late_ns);
+    double pct;
+    if (host_cpu_read(&r->host, &pct) == 0)
+        trace_row_pct1(base, COL_HOST_CPU_BUSY_PCT, pct);
+    if (!r->o->no_rapl) {
+        unsigned long long uj;
+        if (rapl_read_raw(&r->rapl, &uj) == 0)
+            trace_row_uint(base, COL_RAPL_ENERGY_UJ, uj);
+        rapl_sample(&r->rapl);
+        for (int i = 0; i < r->rapl.ndom; i++)
+            if (r->rapl.dom[i].have_value)
+                trace_row_uint(base, COL_COUNT + i, r->rapl.dom[i].cum_uj);
+    }
+    if (r->watching) {
+        int64_t cpu_ns = 0;
+        char state = '?';
+        int was_exited = r->proc.exited;
+        int rc = proc_watch_read(&r->proc, &cpu_ns, &state);
+        trace_row_int(base, COL_PROC_PID, r->proc.pid);
+        if (rc >= 0) {
+            trace_row_int(base, COL_PROC_CPU_NS, cpu_ns);
+            trace_row_char(base, COL_PROC_STATE, state);
+        }
+        if (rc == 1 && !was_exited && !r->have_child) {
+            char label[64];
+            snprintf(label, sizeof label, "proc_exit pid=%d", (int)r->proc.pid);
+            write_event(r, label, 0, 0, r->proc.pid);
+        }
+    }
+}
+
+static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
+                           const struct gpu_reading *g)
+{
+    trace_row_int(row, COL_T_MONO_NS, g->t_mono_ns);
+    trace_row_int(row, COL_T_WALL_NS, g->t_wall_ns);
+    trace_row_uint(row, COL_GPU_INDEX, dev->index);
+    if (gpu_has(g, GV_POWER_MW))         trace_row_milli(row, COL_GPU_POWER_W, g->v[GV_POWER_MW]);
+    if (gpu_has(g, GV_UTIL_GPU))         trace_row_uint(row, COL_GPU_UTIL_PCT, g->v[GV_UTIL_GPU]);
+    if (gpu_has(g, GV_UTIL_MEM))         trace_row_uint(row, COL_GPU_MEM_UTIL_PCT, g->v[GV_UTIL_MEM]);
+    if (gpu_has(g, GV_SM_CLOCK_MHZ))     trace_row_uint(row, COL_GPU_SM_CLOCK_MHZ, g->v[GV_SM_CLOCK_MHZ]);
+    if (gpu_has(g, GV_TEMP_C))           trace_row_uint(row, COL_GPU_TEMP_C, g->v[GV_TEMP_C]);
+    if (gpu_has(g, GV_ENERGY_MJ))        trace_row_uint(row, COL_GPU_ENERGY_MJ, g->v[GV_ENERGY_MJ]);
+    if (gpu_has(g, GV_POWER_INSTANT_MW)) trace_row_milli(row, COL_GPU_POWER_INSTANT_W, g->v[GV_POWER_INSTANT_MW]);
+    if (gpu_has(g, GV_MEM_USED_BYTES))   trace_row_uint(row, COL_GPU_MEM_USED_MIB, g->v[GV_MEM_USED_BYTES] >> 20);
+    if (gpu_has(g, GV_REASONS))          trace_row_hex64(row, COL_GPU_CLOCK_EVENT_REASONS, g->v[GV_REASONS]);
+    if (gpu_has(g, GV_POWER_LIMIT_MW))   trace_row_milli(row, COL_GPU_POWER_LIMIT_W, g->v[GV_POWER_LIMIT_MW]);
+}
+
+/* One tick. Returns 0, or the index+1 of a GPU that was lost. */
+static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
+{
+    struct trace_row base, row;
+    sample_tick_cells(r, &base, tick, late_ns);
+    for (int i = 0; i < r->ngpu; i++) {
+        struct gpu_reading g;
+        if (gpu_sample(&r->nvml, &r->gpus[i], &g) == NVML_ERROR_GPU_IS_LOST)
+            return i + 1;
+        row = base;
+        fill_gpu_cells(&row, &r->gpus[i], &g);
+        if (trace_row_write(&row, &r->csv) != 0)
+            return 0;
+        if (i == 0)
+            snprintf(r->last_power, sizeof r->last_power, "%s",
+                     row.set[COL_GPU_POWER_W] ? row.text[COL_GPU_POWER_W] : "-");
+    }
+    return 0;
+}
+
+static void show_status(struct recorder *r, int64_t now, int final)
+{
+    if (!r->show_status || (!final && now < r->next_status_ns))
+        return;
+    r->next_status_ns = now + STATUS_EVERY_NS;
+    fprintf(stderr, "\r%s: %.1f s, %lld rows, GPU %u power %s W\033[K%s", diag_prog(),
+            (double)(now - r->start_ns) / 1e9, csv_out_rows(&r->csv), r->gpus[0].index,
+            r->last_power[0] ? r->last_power : "-", final ? "\n" : "");
+}
+
+/* The schedule. Returns the exit code. */
+static int run_loop(struct recorder *r)
+{
+    const struct record_opts *o = r->o;
+    int64_t interval = (int64_t)o->interval_ms * NS_PER_MS;
+    int64_t total = o->seconds > 0 ? llround(o->seconds * 1000.0 / o->interval_ms) : INT64_MAX;
+    int64_t end_ns = o->seconds > 0 ? r->start_ns + llround(o->seconds * 1e9) : INT64_MAX;
+    struct ticker tk;
+    ticker_start(&tk, r->start_ns, interval, total == INT64_MAX ? INT64_MAX : total - 1);
+    int forwarded = 0;
+
+    for (;;) {
+        if (csv_out_failed(&r->csv))
+            return EXIT_RUNTIME;
+        if (r->have_child && child_cmd_poll(&r->child))
+            return EXIT_OK;
+        if (stop_count > 0) {
+            if (!r->have_child)
+                return EXIT_OK;
+            if (stop_count > 1) {
+                r->child_abandoned = 1;
+                return 128 + stop_signal;
+            }
+            if (!forwarded) {
+                kill(r->child.pid, stop_signal);
+                forwarded = 1;
+            }
+        }
+        if (tk.next >= total) {
+            if (ticker_sleep_until(end_ns) != 0)
+                continue;
+            return EXIT_OK;
+        }
+        int64_t tick, late;
+        if (ticker_wait(&tk, &tick, &late) != 0)
+            continue;
+        int lost = sample_tick(r, tick, late);
+        if (lost) {
+            struct gpu_dev *d = &r->gpus[lost - 1];
+            char label[64];
+            diag_error("GPU %u fell off the bus (%s); recording stopped, rows written are kept",
+                       d->index, nvml_strerror(&r->nvml, NVML_ERROR_GPU_IS_LOST));
+            snprintf(label, sizeof label, "gpu_lost gpu=%u", d->index);
+            write_event(r, label, 1, d->index, 0);
+            return EXIT_GPU_LOST;
+        }
+        show_status(r, mono_ns(), 0);
+    }
+}
+
+static void cleanup(struct recorder *r)
+{
+    if (r->have_fifo)
+        mark_fifo_stop(&r->fifo);
+    r->have_fifo = 0;
+    if (r->private_dir[0]) {
+        unlink(r->fifo_path);
+        rmdir(r->private_dir);
+    }
+    csv_out_close(&r->csv);
+    host_cpu_close(&r->host);
+    nvml_unload(&r->nvml);
+}
+
+int recorder_run(const struct record_opts *o)
+{
+    static struct recorder rec;          /* large (FIFO buffer, paths); not on the stack */
+    struct recorder *r = &rec;
+    memset(r, 0, sizeof *r);
+    r->o = o;
+    r->csv.fd = -1;
+    r->host.fd = -1;
+    install_signals();
+
+    if (o->pid > 0) {
+        if (proc_watch_open(&r->proc, o->pid) != 0) {
+            diag_error("--pid %d: %s", (int)o->pid, strerror(errno));
+            return EXIT_USAGE;
+        }
+        r->watching = 1;
+    }
+    if (open_nvml(r) != 0) {
+        cleanup(r);
+        return EXIT_USAGE;
+    }
+    if (!o->no_rapl)
+        rapl_discover(&r->rapl, o->rapl_root, o->rapl_path);
+    if (open_output(r) != 0 || open_fifo(r) != 0) {
+        cleanup(r);
+        return EXIT_USAGE;
+    }
+    host_cpu_open(&r->host, o->proc_stat);
+    if (r->have_fifo && mark_fifo_start(&r->fifo, on_mark, r) != 0) {
+        cleanup(r);
+        return EXIT_RUNTIME;
+    }
+    if (o->cmd) {
+        int rc = child_cmd_start(&r->child, o->cmd, r->fifo_path);
+        if (rc != 0) {
+            cleanup(r);
+            return rc;
+        }
+        r->have_child = 1;
+        if (!r->watching && proc_watch_open(&r->proc, r->child.pid) == 0)
+            r->watching = 1;
+    }
+    r->show_status = !o->quiet && isatty(STDERR_FILENO);
+    r->start_ns = mono_ns();
+    write_mark(r, "begin", r->start_ns);
+
+    int code = run_loop(r);
+
+    if (r->have_fifo)
+        mark_fifo_stop(&r->fifo);
+    r->have_fifo = 0;
+    if (!csv_out_failed(&r->csv))
+        write_mark(r, "end", mono_ns());
+    if (csv_out_failed(&r->csv))
+        code = EXIT_RUNTIME;
+    show_status(r, mono_ns(), 1);
+    if (r->have_child && code == EXIT_OK && !r->child_abandoned) {
+        child_cmd_wait(&r->child);
+        code = child_cmd_exit_code(&r->child);
+    }
+    cleanup(r);
+    return code;
+}

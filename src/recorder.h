@@ -1,0 +1,29 @@
+/*
+ * recorder.h — `flinch record` once its options are parsed: set up every
+ * source, run the sampling loop, shut down cleanly, return the exit code.
+ */
+#ifndef FLINCH_RECORDER_H
+#define FLINCH_RECORDER_H
+
+#include <sys/types.h>
+
+struct record_opts {
+    const char *out;          /* trace CSV (required) */
+    const char *gpu_spec;     /* "0", "all", "0,2" */
+    int interval_ms;
+    double seconds;           /* 0: until SIGINT/SIGTERM/SIGHUP or CMD exits */
+    const char *marks_fifo;   /* NULL: no FIFO (a private one with CMD) */
+    unsigned marks_mode;      /* mode of a FIFO we create */
+    const char *rapl_path;    /* --rapl FILE, or NULL: first discovered domain */
+    int no_rapl;
+    const char *rapl_root;    /* NULL: /sys/class/powercap */
+    const char *proc_stat;    /* NULL: /proc/stat */
+    const char *nvml_lib;     /* NULL: libnvidia-ml.so.1 */
+    pid_t pid;                /* --pid, 0: none */
+    char **cmd;               /* -- CMD ARGS..., or NULL */
+    int quiet;
+};
+
+int recorder_run(const struct record_opts *o);
+
+#endif

@@ -1,0 +1,67 @@
+/* trace_row.c — cell formats of a trace row; see trace_row.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "trace_row.h"
+
+void trace_row_init(struct trace_row *r, int ncols, int64_t mono, int64_t wall, const char *type)
+{
+    r->ncols = ncols;
+    r->label[0] = '\0';
+    memset(r->set, 0, sizeof r->set);
+    trace_row_int(r, COL_T_MONO_NS, mono);
+    trace_row_int(r, COL_T_WALL_NS, wall);
+    snprintf(r->text[COL_ROW_TYPE], TRACE_CELL_MAX, "%s", type);
+    r->set[COL_ROW_TYPE] = 1;
+}
+
+void trace_row_label(struct trace_row *r, const char *label)
+{
+    snprintf(r->label, sizeof r->label, "%s", label);
+}
+
+void trace_row_int(struct trace_row *r, int col, long long v)
+{
+    snprintf(r->text[col], TRACE_CELL_MAX, "%lld", v);
+    r->set[col] = 1;
+}
+
+void trace_row_uint(struct trace_row *r, int col, unsigned long long v)
+{
+    snprintf(r->text[col], TRACE_CELL_MAX, "%llu", v);
+    r->set[col] = 1;
+}
+
+void trace_row_milli(struct trace_row *r, int col, unsigned long long milli)
+{
+    snprintf(r->text[col], TRACE_CELL_MAX, "%llu.%03llu", milli / 1000, milli % 1000);
+    r->set[col] = 1;
+}
+
+void trace_row_hex64(struct trace_row *r, int col, unsigned long long v)
+{
+    snprintf(r->text[col], TRACE_CELL_MAX, "0x%016llx", v);
+    r->set[col] = 1;
+}
+
+void trace_row_pct1(struct trace_row *r, int col, double pct)
+{
+    snprintf(r->text[col], TRACE_CELL_MAX, "%.1f", pct);
+    r->set[col] = 1;
+}
+
+void trace_row_char(struct trace_row *r, int col, char c)
+{
+    r->text[col][0] = c;
+    r->text[col][1] = '\0';
+    r->set[col] = 1;
+}
+
+int trace_row_write(const struct trace_row *r, struct csv_out *out)
+{
+    const char *cells[TRACE_ROW_MAX_COLS];
+    for (int i = 0; i < r->ncols; i++)
+        cells[i] = r->set[i] ? r->text[i] : NULL;
+    cells[COL_LABEL] = r->label[0] ? r->label : NULL;
+    return csv_out_write_cells(out, cells, r->ncols);
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# tests/demo.sh BUILD — `make demo`: records the simulated GPU's demo
+# scenario (~5.5 s: a 724 ms pause where the GPU computes at 1.000 s, one
+# where it idles at 3.000 s) with marks dropped through the FIFO, then prints
+# the recording's summary and, when `flinch analyze` works, its report.
+#
+# The marks are client-stamped (LABEL<TAB>CLOCK_MONOTONIC_NS) from the same
+# epoch the simulator plays its scenario from, so the windows are exactly
+# 724 ms whatever the machine's load.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+B=${1:-build}
+FLINCH=$B/flinch
+SIM=$B/sim/libnvidia-ml.so.1
+SIMTOOL=$B/tests/simtool
+OUT=demo-out
+[ -x "$FLINCH" ] && [ -f "$SIM" ] || { echo "demo: build first (make BUILD=$B)" >&2; exit 2; }
+[ -x "$SIMTOOL" ] || make --no-print-directory -s BUILD="$B" "$SIMTOOL" >/dev/null || exit 2
+
+mkdir -p "$OUT"
+rm -f "$OUT/trace.csv" "$OUT/marks"
+now=$("$SIMTOOL" now) || exit 2
+epoch=$((now + 300000000))          # scenario time 0, 300 ms from now
+echo "demo: recording the simulated GPU for 5.7 s into $OUT/trace.csv"
+FLINCH_SIM_EPOCH_NS=$epoch FLINCH_SIM_SCENARIO=sim/scenarios/demo.scn \
+  "$FLINCH" record --out "$OUT/trace.csv" --nvml-lib "$SIM" --interval-ms 10 \
+  --seconds 5.7 --marks-fifo "$OUT/marks" --quiet &
+rec=$!
+i=0
+while ! grep -q ',MARK,begin,' "$OUT/trace.csv" 2>/dev/null; do
+  i=$((i + 1))
+  if [ $i -gt 500 ] || ! kill -0 $rec 2>/dev/null; then
+    echo "demo: the recorder did not start" >&2; wait $rec; exit 1
+  fi
+  sleep 0.01
+done
+
+# LABEL MS: a client-stamped mark at scenario time MS.
+mark() {
+  ns=$((epoch + $2 * 1000000))
+  if "$FLINCH" mark --help >/dev/null 2>&1; then
+    "$FLINCH" mark --fifo "$OUT/marks" --at-ns "$ns" "$1"
+  else
+    printf '%s\t%s\n' "$1" "$ns" > "$OUT/marks"
+  fi
+}
+mark infer_start 1000 && mark first_token 1724 &&
+mark infer_start 3000 && mark first_token 3724 || echo "demo: could not drop the marks" >&2
+wait $rec
+rc=$?
+[ $rc -eq 0 ] || { echo "demo: flinch record exited with status $rc" >&2; exit 1; }
+
+echo
+echo "== recording summary"
+awk -F, '
+  NR == 1 { next }
+  $3 == "SAMPLE" { s++ } $3 == "EVENT" { e++ }
+  $3 == "MARK" && $4 == "begin" { t0 = $1 } $3 == "MARK" && $4 == "end" { t1 = $1 }
+  $3 == "MARK" { m++; lab = lab sprintf("    %-12s %8.3f s\n", $4, ($1 - t0) / 1e9) }
+  END {
+    printf "  rows: %d (%d SAMPLE, %d MARK, %d EVENT)\n", NR - 1, s, m, e
+    printf "  duration: %.3f s (begin to end)\n  marks (since begin):\n%s", (t1 - t0) / 1e9, lab
+  }' "$OUT/trace.csv"
+
+echo
+if "$FLINCH" analyze --help >/dev/null 2>&1; then
+  echo "== flinch analyze --csv $OUT/trace.csv --start infer_start --end first_token"
+  "$FLINCH" analyze --csv "$OUT/trace.csv" --start infer_start --end first_token
+elif command -v python3 >/dev/null 2>&1; then
+  echo "== (flinch analyze not available) original analyze_trace.py, first window"
+  python3 tests/fixtures/analyze_trace.py --csv "$OUT/trace.csv" --start infer_start --end first_token
+else
+  echo "(flinch analyze not available yet)"
+fi
