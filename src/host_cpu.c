@@ -49,7 +49,16 @@ static int read_totals(struct host_cpu *h, unsigned long long *busy, unsigned lo
     return host_cpu_parse(buf, busy, total);
 }
 
-int host_cpu_open(struct host_cpu *h, const char *path)
+static void remember(struct host_cpu *h, long long t_ns, unsigned long long busy,
+                     unsigned long long total)
+{
+    h->history[h->head] = (struct host_cpu_reading){ t_ns, busy, total };
+    h->head = (h->head + 1) % HOST_CPU_HISTORY;
+    if (h->count < HOST_CPU_HISTORY)
+        h->count++;
+}
+
+int host_cpu_open(struct host_cpu *h, const char *path, long long now_ns)
 {
     memset(h, 0, sizeof *h);
     snprintf(h->path, sizeof h->path, "%s", path ? path : HOST_CPU_DEFAULT_PATH);
@@ -59,16 +68,19 @@ int host_cpu_open(struct host_cpu *h, const char *path)
         h->warned = 1;
         return -1;
     }
-    if (read_totals(h, &h->prev_busy, &h->prev_total) != 0) {
+    unsigned long long busy, total;
+    if (read_totals(h, &busy, &total) != 0) {
         diag_warn("%s: no 'cpu' line; host_cpu_busy_pct stays empty", h->path);
         h->warned = 1;
+        close(h->fd);
+        h->fd = -1;
         return -1;
     }
-    h->have_prev = 1;
+    remember(h, now_ns, busy, total);
     return 0;
 }
 
-int host_cpu_read(struct host_cpu *h, double *busy_pct)
+int host_cpu_read(struct host_cpu *h, long long now_ns, double *busy_pct)
 {
     unsigned long long busy, total;
     if (h->fd < 0 || read_totals(h, &busy, &total) != 0) {
@@ -77,14 +89,18 @@ int host_cpu_read(struct host_cpu *h, double *busy_pct)
         h->warned = 1;
         return -1;
     }
-    int ok = h->have_prev && total > h->prev_total && busy >= h->prev_busy;
-    if (ok)
-        *busy_pct = 100.0 * (double)(busy - h->prev_busy) / (double)(total - h->prev_total);
-    if (!h->have_prev || total != h->prev_total) {
-        h->prev_busy = busy;
-        h->prev_total = total;
-        h->have_prev = 1;
+    /* Walk back from the newest reading to the first one at least a span
+     * old; the oldest kept one serves while the history is shorter. */
+    const struct host_cpu_reading *base = NULL;
+    for (int i = 1; i <= h->count; i++) {
+        base = &h->history[(h->head - i + HOST_CPU_HISTORY) % HOST_CPU_HISTORY];
+        if (now_ns - base->t_ns >= HOST_CPU_SPAN_NS)
+            break;
     }
+    int ok = base && total > base->total && busy >= base->busy;
+    if (ok)
+        *busy_pct = 100.0 * (double)(busy - base->busy) / (double)(total - base->total);
+    remember(h, now_ns, busy, total);
     return ok ? 0 : -1;
 }
 

@@ -255,7 +255,7 @@ static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_
     trace_row_int(base, COL_TICK, tick);
     trace_row_int(base, COL_LATE_NS, late_ns);
     double pct;
-    if (host_cpu_read(&r->host, &pct) == 0)
+    if (host_cpu_read(&r->host, mono_ns(), &pct) == 0)
         trace_row_pct1(base, COL_HOST_CPU_BUSY_PCT, pct);
     if (!r->o->no_rapl) {
         unsigned long long uj;
@@ -423,7 +423,7 @@ int recorder_run(const struct record_opts *o)
         cleanup(r);
         return EXIT_USAGE;
     }
-    host_cpu_open(&r->host, o->proc_stat);
+    host_cpu_open(&r->host, o->proc_stat, mono_ns());
     if (r->have_fifo && mark_fifo_start(&r->fifo, on_mark, r) != 0) {
         cleanup(r);
         return EXIT_RUNTIME;

@@ -35,15 +35,20 @@ static void test_busy_between_reads(void)
     snprintf(path, sizeof path, "%s/stat", dir);
     put(path, "cpu  100 0 100 800 0 0 0 0 0 0\n");
     struct host_cpu h;
-    CHECK(host_cpu_open(&h, path) == 0);
+    const long long ms = 1000000;
+    CHECK(host_cpu_open(&h, path, 1000 * ms) == 0);
     double pct = -1;
     put(path, "cpu  175 0 100 825 0 0 0 0 0 0\n");   /* +75 busy of +100 */
-    CHECK(host_cpu_read(&h, &pct) == 0);
+    CHECK(host_cpu_read(&h, 1010 * ms, &pct) == 0);  /* young: against the first reading */
     CHECK_NEAR(pct, 75.0, 1e-9);
-    CHECK(host_cpu_read(&h, &pct) == -1);           /* no time passed: empty */
-    put(path, "cpu  175 0 100 925 0 0 0 0 0 0\n");
-    CHECK(host_cpu_read(&h, &pct) == 0);
+    CHECK(host_cpu_read(&h, 1020 * ms, &pct) == 0);  /* nothing moved, still against the first */
+    CHECK_NEAR(pct, 75.0, 1e-9);
+    put(path, "cpu  175 0 100 925 0 0 0 0 0 0\n");   /* +0 busy of +100 */
+    CHECK(host_cpu_read(&h, 1100 * ms, &pct) == 0);  /* 100 ms span: back to the 1000 ms reading */
+    CHECK_NEAR(pct, 37.5, 1e-9);
+    CHECK(host_cpu_read(&h, 1125 * ms, &pct) == 0);  /* base: the 1020 ms reading (175/925 -> same) */
     CHECK_NEAR(pct, 0.0, 1e-9);
+    CHECK(host_cpu_read(&h, 1300 * ms, &pct) == -1); /* base 1125 ms: counters have not moved */
     host_cpu_close(&h);
 }
 
@@ -51,19 +56,19 @@ static void test_missing_file(void)
 {
     struct host_cpu h;
     double pct;
-    CHECK(host_cpu_open(&h, "/nonexistent/stat") == -1);
-    CHECK(host_cpu_read(&h, &pct) == -1);
+    CHECK(host_cpu_open(&h, "/nonexistent/stat", 0) == -1);
+    CHECK(host_cpu_read(&h, 0, &pct) == -1);
     host_cpu_close(&h);
 }
 
 static void test_real_proc_stat(void)
 {
     struct host_cpu h;
-    if (host_cpu_open(&h, NULL) != 0)
+    if (host_cpu_open(&h, NULL, 0) != 0)
         return;
     double pct = -1;
     usleep(30000);
-    if (host_cpu_read(&h, &pct) == 0)
+    if (host_cpu_read(&h, 30000000, &pct) == 0)
         CHECK(pct >= 0.0 && pct <= 100.0);
     host_cpu_close(&h);
 }
