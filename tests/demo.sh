@@ -72,3 +72,11 @@ elif command -v python3 >/dev/null 2>&1; then
 else
   echo "(flinch analyze not available yet)"
 fi
+
+# plot and Perfetto export of the same trace (added by the plot/export helper)
+if "$FLINCH" plot --help >/dev/null 2>&1 && "$FLINCH" export --help >/dev/null 2>&1; then
+  echo
+  "$FLINCH" plot "$OUT/trace.csv" -o "$OUT/trace.svg" && echo "== plot: $OUT/trace.svg"
+  "$FLINCH" export --format perfetto "$OUT/trace.csv" -o "$OUT/trace.json" -q &&
+    echo "== Perfetto/chrome://tracing JSON: $OUT/trace.json (open it in ui.perfetto.dev)"
+fi

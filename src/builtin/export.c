@@ -1,10 +1,182 @@
-/* builtin/export.c — placeholder until the subcommand lands. */
+/*
+ * builtin/export.c — `flinch export --format perfetto`: one or more traces
+ * (one per host) as Chrome trace-event JSON.
+ *
+ * Owns: the command line and the order of the passes: per trace, one pass
+ * to measure its clock offset (hosts.h), then the origin of the shared
+ * timeline, then per trace one pass writing its events and, when it holds
+ * the window labels, analysis_run for its windows. Default windows:
+ * infer_start -> first_token where a trace has both labels.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
 #include "builtin.h"
 #include "diag.h"
+#include "hosts.h"
+#include "perfetto_export.h"
+
+static const char usage[] =
+    "usage: flinch export --format perfetto TRACE.csv... -o OUT.json [options]\n"
+    "\n"
+    "Writes Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing:\n"
+    "per host a 'host CPU (HOST)' process (CPU counters, MARKs, EVENTs,\n"
+    "analyzed windows) and one 'GPU N (HOST)' process per GPU (power,\n"
+    "utilization, clock, memory, temperature counters).\n"
+    "\n"
+    "Several traces (one per host) are aligned on t_wall_ns: each trace's\n"
+    "offset is the median of t_wall_ns - t_mono_ns over its rows, so the\n"
+    "hosts' clocks must be synchronised (NTP/PTP); the offsets are printed on\n"
+    "stderr. A trace is named HOST=PATH, or after its file name without .csv.\n"
+    "\n"
+    "  -f, --format FMT    output format: perfetto (required)\n"
+    "  -o, --output FILE   the JSON to write (required; - for stdout)\n"
+    "      --start LABEL   MARK label that opens a window (default: infer_start,\n"
+    "                      where a trace has both infer_start and first_token)\n"
+    "      --end LABEL     MARK label that closes it (default: first_token)\n"
+    "      --no-windows    export no windows\n"
+    "  -q, --quiet         do not print the clock offsets\n"
+    "  -h, --help          this help\n";
+
+/* Windows of host H, appended once its events are written. With explicit
+ * labels a trace lacking them simply has no windows (a GPU-only host);
+ * the caller fails only when no trace had them. */
+static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_t origin,
+                          const char *start, const char *end)
+{
+    struct analysis_options ao;
+    analysis_default_options(&ao);
+    ao.start_label = start;
+    ao.end_label = end;
+    struct analysis a;
+    int rc = analysis_run(&ao, hosts[h].path, &a);
+    if (rc == 0)
+        perfetto_write_windows(f, hosts, h, origin, &a);
+    analysis_free(&a);
+    return rc;
+}
 
 int cmd_export(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    diag_error("not implemented yet");
-    return EXIT_USAGE;
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { "start", required_argument, NULL, 's' },
+        { "end", required_argument, NULL, 'e' },
+        { "no-windows", no_argument, NULL, 'n' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *format = NULL, *out_path = NULL, *start = NULL, *end = NULL;
+    int no_windows = 0, quiet = 0, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': format = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 's': start = optarg; break;
+        case 'e': end = optarg; break;
+        case 'n': no_windows = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(usage, stdout); return EXIT_OK;
+        case ':': diag_error("%s needs a value (see --help)", argv[optind - 1]); return EXIT_USAGE;
+        default: diag_error("unknown option '%s' (see --help)", argv[optind - 1]); return EXIT_USAGE;
+        }
+    }
+    if (!format || strcmp(format, "perfetto") != 0) {
+        diag_error(format ? "unknown --format '%s' (known: perfetto)"
+                          : "--format perfetto is required%s", format ? format : "");
+        return EXIT_USAGE;
+    }
+    if (!out_path) {
+        diag_error("no output file: -o OUT.json (see --help)");
+        return EXIT_USAGE;
+    }
+    if (optind == argc) {
+        diag_error("no trace given (see --help)");
+        return EXIT_USAGE;
+    }
+    if ((start == NULL) != (end == NULL)) {
+        diag_error("--start and --end go together (see --help)");
+        return EXIT_USAGE;
+    }
+    if (no_windows && start) {
+        diag_error("--no-windows contradicts --start/--end");
+        return EXIT_USAGE;
+    }
+    int explicit_labels = start != NULL;
+    if (!start && !no_windows) {
+        start = "infer_start";
+        end = "first_token";
+    }
+    int n = argc - optind;
+    struct host_trace *hosts = calloc((size_t)n, sizeof *hosts);
+    char err[HOST_ERROR_MAX];
+    int rc = 0;
+    if (!hosts) {
+        diag_error("out of memory");
+        return EXIT_RUNTIME;
+    }
+    for (int i = 0; i < n && rc == 0; i++)
+        if (host_trace_parse(argv[optind + i], &hosts[i], err, sizeof err) != 0 ||
+            host_trace_measure(&hosts[i], err, sizeof err) != 0) {
+            diag_error("%s", err);
+            rc = EXIT_USAGE;
+        }
+    if (rc == 0 && hosts_check(hosts, n, err, sizeof err) != 0) {
+        diag_error("%s", err);
+        rc = EXIT_USAGE;
+    }
+    if (rc != 0) {
+        free(hosts);
+        return rc;
+    }
+    int64_t origin = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t first = host_shared_ns(&hosts[i], hosts[i].min_mono_ns);
+        if (i == 0 || first < origin)
+            origin = first;
+        if (!quiet)
+            fprintf(stderr, "%s: host %s: %s: clock offset t_wall_ns - t_mono_ns = %" PRId64
+                    " ns (median of %ld rows, spread %" PRId64 " ns)%s\n", diag_prog(),
+                    hosts[i].name, hosts[i].path, hosts[i].wall_offset_ns, hosts[i].rows,
+                    hosts[i].offset_spread_ns, hosts[i].has_wall ? "" : "; no t_wall_ns: offset 0");
+    }
+    FILE *f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
+    if (!f) {
+        diag_error("%s: cannot create: %s", out_path, strerror(errno));
+        free(hosts);
+        return EXIT_RUNTIME;
+    }
+    perfetto_begin(f);
+    int windowed = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        int has_labels = 0;
+        rc = perfetto_write_host(f, hosts, i, origin, start, end, &has_labels);
+        if (rc == 0 && has_labels) {
+            rc = export_windows(f, hosts, i, origin, start, end);
+            windowed++;
+        }
+    }
+    perfetto_end(f);
+    if (rc == 0 && explicit_labels && windowed == 0) {
+        diag_error("no trace has both '%s' and '%s' MARKs", start, end);
+        rc = EXIT_USAGE;
+    }
+    int bad = ferror(f);
+    if ((f == stdout ? fflush(f) : fclose(f)) != 0 || bad) {
+        diag_error("%s: write failed: %s", out_path, strerror(errno));
+        rc = rc ? rc : EXIT_RUNTIME;
+    }
+    if (rc != 0 && f != stdout)
+        unlink(out_path);
+    free(hosts);
+    return rc;
 }

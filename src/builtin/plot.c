@@ -1,10 +1,169 @@
-/* builtin/plot.c — placeholder until the subcommand lands. */
+/*
+ * builtin/plot.c — `flinch plot`: a trace as one self-contained SVG.
+ *
+ * Owns: the command line. The data comes from plot_data.h (two streaming
+ * passes), the windows from analysis_run (a third), the drawing from
+ * svg_plot.h. Default windows: infer_start -> first_token when the trace
+ * has both labels, none otherwise.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
 #include "builtin.h"
 #include "diag.h"
+#include "plot_data.h"
+#include "svg_plot.h"
+
+static const char usage[] =
+    "usage: flinch plot TRACE.csv -o OUT.svg [options]\n"
+    "\n"
+    "Draws the trace as one self-contained SVG timeline: GPU power (instant\n"
+    "solid, 1 s average dashed), GPU utilization, host CPU busy, the traced\n"
+    "process's CPU (when recorded), MARKs as labelled lines and the analyzed\n"
+    "windows shaded in their verdict's colour (hover for duration, energy and\n"
+    "verdict). Long traces are reduced to min/max per pixel column.\n"
+    "\n"
+    "  -o, --output FILE   the SVG to write (required; - for stdout)\n"
+    "      --start LABEL   MARK label that opens a window (default: infer_start,\n"
+    "                      when the trace has both infer_start and first_token)\n"
+    "      --end LABEL     MARK label that closes it (default: first_token)\n"
+    "      --no-windows    draw no windows\n"
+    "      --from SEC      draw from SEC seconds after the first row (default 0)\n"
+    "      --to SEC        ... up to SEC seconds (default: the last row)\n"
+    "      --width PX      picture width in pixels (default 1200, 400..20000)\n"
+    "      --height PX     picture height in pixels (default 720, 300..20000)\n"
+    "      --title TEXT    title line (default: the trace's path)\n"
+    "  -h, --help          this help\n";
+
+static int parse_seconds(const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0) {
+        diag_error("%s: not a number of seconds >= 0: '%s'", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_pixels(const char *opt, const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0) {
+        diag_error("%s: not a number of pixels: '%s'", opt, s);
+        return -1;
+    }
+    *out = (int)(v > 100000 ? 100000 : v);
+    return 0;
+}
 
 int cmd_plot(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    diag_error("not implemented yet");
-    return EXIT_USAGE;
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "start", required_argument, NULL, 's' },
+        { "end", required_argument, NULL, 'e' },
+        { "no-windows", no_argument, NULL, 'n' },
+        { "from", required_argument, NULL, 'F' },
+        { "to", required_argument, NULL, 'T' },
+        { "width", required_argument, NULL, 'W' },
+        { "height", required_argument, NULL, 'H' },
+        { "title", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *out_path = NULL, *start = NULL, *end = NULL;
+    int no_windows = 0;
+    double from = NAN, to = NAN;
+    struct svg_plot_options so = { 1200, 720, NULL };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out_path = optarg; break;
+        case 's': start = optarg; break;
+        case 'e': end = optarg; break;
+        case 'n': no_windows = 1; break;
+        case 'F': if (parse_seconds("--from", optarg, &from)) return EXIT_USAGE; break;
+        case 'T': if (parse_seconds("--to", optarg, &to)) return EXIT_USAGE; break;
+        case 'W': if (parse_pixels("--width", optarg, &so.width)) return EXIT_USAGE; break;
+        case 'H': if (parse_pixels("--height", optarg, &so.height)) return EXIT_USAGE; break;
+        case 't': so.title = optarg; break;
+        case 'h': fputs(usage, stdout); return EXIT_OK;
+        case ':': diag_error("%s needs a value (see --help)", argv[optind - 1]); return EXIT_USAGE;
+        default: diag_error("unknown option '%s' (see --help)", argv[optind - 1]); return EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc) {
+        diag_error(optind == argc ? "no trace given (see --help)"
+                                  : "exactly one trace, please (see --help)");
+        return EXIT_USAGE;
+    }
+    if (!out_path) {
+        diag_error("no output file: -o OUT.svg (see --help)");
+        return EXIT_USAGE;
+    }
+    if (so.width < 400 || so.width > 20000 || so.height < 300 || so.height > 20000) {
+        diag_error("--width must be 400..20000 and --height 300..20000 pixels");
+        return EXIT_USAGE;
+    }
+    if ((start == NULL) != (end == NULL)) {
+        diag_error("--start and --end go together (see --help)");
+        return EXIT_USAGE;
+    }
+    if (no_windows && start) {
+        diag_error("--no-windows contradicts --start/--end");
+        return EXIT_USAGE;
+    }
+    const char *trace = argv[optind];
+    struct plot_data d;
+    int rc = plot_data_read(trace, from, to, so.width - SVG_PLOT_MARGINS, &d);
+    if (rc != 0) {
+        plot_data_free(&d);
+        return rc;
+    }
+    if (!start && !no_windows && d.has_label_infer_start && d.has_label_first_token) {
+        start = "infer_start";
+        end = "first_token";
+    }
+    struct analysis a;
+    int have_a = 0;
+    if (start) {
+        struct analysis_options ao;
+        analysis_default_options(&ao);
+        ao.start_label = start;
+        ao.end_label = end;
+        rc = analysis_run(&ao, trace, &a);
+        if (rc != 0) {
+            analysis_free(&a);   /* what a failed run gathered */
+            plot_data_free(&d);
+            return rc;
+        }
+        have_a = 1;
+    }
+    FILE *f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
+    if (!f) {
+        diag_error("%s: cannot create: %s", out_path, strerror(errno));
+        rc = EXIT_RUNTIME;
+    } else {
+        svg_plot_write(f, &d, have_a ? &a : NULL, &so);
+        int bad = ferror(f);
+        if ((f == stdout ? fflush(f) : fclose(f)) != 0 || bad) {
+            diag_error("%s: write failed: %s", out_path, strerror(errno));
+            rc = EXIT_RUNTIME;
+        }
+    }
+    if (have_a)
+        analysis_free(&a);
+    plot_data_free(&d);
+    return rc;
 }

@@ -1,0 +1,244 @@
+/* perfetto_export.c — see perfetto_export.h. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "json_escape.h"
+#include "perfetto_export.h"
+#include "trace_reader.h"
+
+#define TID_COUNTERS 0
+#define TID_MARKS 1
+#define TID_WINDOWS 2
+#define TID_EVENTS 3
+
+/* Counters of a GPU process: trace column, event name, unit (the arg key). */
+static const struct counter_def {
+    enum trace_column col;
+    const char *name, *unit;
+} gpu_counters[] = {
+    { COL_GPU_POWER_INSTANT_W, "power instant", "W" },
+    { COL_GPU_POWER_W, "power 1 s average", "W" },
+    { COL_GPU_UTIL_PCT, "utilization", "%" },
+    { COL_GPU_MEM_UTIL_PCT, "memory utilization", "%" },
+    { COL_GPU_SM_CLOCK_MHZ, "SM clock", "MHz" },
+    { COL_GPU_MEM_USED_MIB, "memory used", "MiB" },
+    { COL_GPU_TEMP_C, "temperature", "C" },
+};
+#define NGPU_COUNTERS ((int)(sizeof gpu_counters / sizeof gpu_counters[0]))
+
+struct gpu_track {
+    int id;
+    double last[NGPU_COUNTERS];  /* last value written, NAN: none yet */
+};
+
+/* One comma before every event but the first of the document. */
+static int events_written;
+
+static void event_start(FILE *f)
+{
+    fputs(events_written++ ? ",\n" : "\n", f);
+}
+
+void perfetto_begin(FILE *f)
+{
+    events_written = 0;
+    fputs("{\"traceEvents\":[", f);
+}
+
+void perfetto_end(FILE *f)
+{
+    fputs("\n],\"displayTimeUnit\":\"ms\"}\n", f);
+}
+
+static int host_pid(int h) { return 1000 * (h + 1); }
+static int gpu_pid(int h, int gpu) { return 1000 * (h + 1) + 1 + gpu; }
+
+/* Microseconds with exactly 3 decimals, from integer nanoseconds. */
+static void write_ts(FILE *f, const char *key, int64_t ns)
+{
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    fprintf(f, ",\"%s\":%s%" PRIu64 ".%03" PRIu64, key, sign, a / 1000, a % 1000);
+}
+
+/* A JSON number; JSON has no NaN or infinity, so those become null. */
+static void write_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.10g", v);
+    else
+        fputs("null", f);
+}
+
+static void metadata(FILE *f, const char *what, int pid, int tid, const char *name)
+{
+    event_start(f);
+    fprintf(f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what, pid,
+            tid);
+    json_write_string(f, name);
+    fputs("}}", f);
+}
+
+static void sort_index(FILE *f, int pid)
+{
+    event_start(f);
+    fprintf(f, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+               "\"args\":{\"sort_index\":%d}}", pid, pid);
+}
+
+static void counter(FILE *f, int pid, const char *name, const char *unit, int64_t ts_ns, double v)
+{
+    event_start(f);
+    fprintf(f, "{\"name\":\"%s\",\"ph\":\"C\",\"pid\":%d,\"tid\":0", name, pid);
+    write_ts(f, "ts", ts_ns);
+    fprintf(f, ",\"args\":{\"%s\":", unit);
+    write_num(f, v);
+    fputs("}}", f);
+}
+
+static void host_metadata(FILE *f, const struct host_trace *hs, int h)
+{
+    char name[HOST_NAME_LEN + 32];
+    snprintf(name, sizeof name, "host CPU (%s)", hs[h].name);
+    metadata(f, "process_name", host_pid(h), 0, name);
+    sort_index(f, host_pid(h));
+    metadata(f, "thread_name", host_pid(h), TID_MARKS, "marks");
+    metadata(f, "thread_name", host_pid(h), TID_WINDOWS, "windows");
+    metadata(f, "thread_name", host_pid(h), TID_EVENTS, "events");
+}
+
+static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
+                                   struct gpu_track *t, int *n, int id)
+{
+    for (int i = 0; i < *n; i++)
+        if (t[i].id == id)
+            return &t[i];
+    if (*n == 64 || id < 0 || id > PERFETTO_MAX_GPU_ID) {
+        diag_error("%s: gpu_index %d: at most 64 GPUs numbered 0..%d", hs[h].path, id,
+                   PERFETTO_MAX_GPU_ID);
+        return NULL;
+    }
+    struct gpu_track *g = &t[(*n)++];
+    g->id = id;
+    for (int k = 0; k < NGPU_COUNTERS; k++)
+        g->last[k] = NAN;
+    char name[HOST_NAME_LEN + 32];
+    snprintf(name, sizeof name, "GPU %d (%s)", id, hs[h].name);
+    metadata(f, "process_name", gpu_pid(h, id), 0, name);
+    sort_index(f, gpu_pid(h, id));
+    return g;
+}
+
+/* A MARK or EVENT row as an instant event on the host process. */
+static void instant(FILE *f, int pid, int tid, const char *scope, int64_t ts_ns,
+                    const struct trace_row *row)
+{
+    event_start(f);
+    fputs("{\"name\":", f);
+    json_write_string(f, row->label);
+    fprintf(f, ",\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":%d", scope, pid, tid);
+    write_ts(f, "ts", ts_ns);
+    fprintf(f, ",\"args\":{\"line\":%ld}}", row->line);
+}
+
+int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t origin_ns,
+                        const char *start, const char *end, int *has_start_end)
+{
+    struct trace_reader tr;
+    if (trace_reader_open(&tr, hs[h].path) != 0) {
+        diag_error("%s", tr.error);
+        return EXIT_USAGE;
+    }
+    host_metadata(f, hs, h);
+    struct gpu_track tracks[64];
+    int ntracks = 0, host_gpu = -2, seen_start = 0, seen_end = 0;
+    double last_cpu = NAN, last_cores = NAN, prev_cpu_ns = NAN, prev_pid = NAN;
+    int64_t prev_cpu_t = 0;
+    struct trace_row row;
+    int rc;
+    while ((rc = trace_reader_next(&tr, &row)) == 1) {
+        int64_t ts = host_shared_ns(&hs[h], row.t_mono_ns) - origin_ns;
+        if (row.type == TRACE_MARK) {
+            seen_start |= start && strcmp(row.label, start) == 0;
+            seen_end |= end && strcmp(row.label, end) == 0;
+            instant(f, host_pid(h), TID_MARKS, "p", ts, &row);
+            continue;
+        }
+        if (row.type == TRACE_EVENT) {
+            instant(f, host_pid(h), TID_EVENTS, "t", ts, &row);
+            continue;
+        }
+        struct gpu_track *g = gpu_track(f, hs, h, tracks, &ntracks, row.gpu < 0 ? 0 : row.gpu);
+        if (!g) {
+            trace_reader_close(&tr);
+            return EXIT_USAGE;
+        }
+        for (int k = 0; k < NGPU_COUNTERS; k++) {
+            double v = row.v[gpu_counters[k].col];
+            if (isnan(v) || v == g->last[k])
+                continue;
+            counter(f, gpu_pid(h, g->id), gpu_counters[k].name, gpu_counters[k].unit, ts, v);
+            g->last[k] = v;
+        }
+        /* host-wide cells repeat on every GPU's row: take the first GPU's */
+        if (host_gpu == -2)
+            host_gpu = row.gpu;
+        if (row.gpu != host_gpu)
+            continue;
+        double cpu = row.v[COL_HOST_CPU_BUSY_PCT];
+        if (!isnan(cpu) && cpu != last_cpu) {
+            counter(f, host_pid(h), "CPU busy", "%", ts, cpu);
+            last_cpu = cpu;
+        }
+        double pcpu = row.v[COL_PROC_CPU_NS], pid = row.v[COL_PROC_PID];
+        if (isnan(pcpu))
+            continue;
+        if (!isnan(prev_cpu_ns) && row.t_mono_ns > prev_cpu_t && pcpu >= prev_cpu_ns &&
+            (pid == prev_pid || (isnan(pid) && isnan(prev_pid)))) {
+            double cores = (pcpu - prev_cpu_ns) / (double)(row.t_mono_ns - prev_cpu_t);
+            if (cores != last_cores)
+                counter(f, host_pid(h), "process CPU", "cores", ts, cores);
+            last_cores = cores;
+        }
+        prev_cpu_ns = pcpu;
+        prev_pid = pid;
+        prev_cpu_t = row.t_mono_ns;
+    }
+    if (rc < 0)
+        diag_error("%s", tr.error);
+    trace_reader_close(&tr);
+    *has_start_end = seen_start && seen_end;
+    return rc < 0 ? EXIT_USAGE : 0;
+}
+
+void perfetto_write_windows(FILE *f, const struct host_trace *hs, int h, int64_t origin_ns,
+                            const struct analysis *a)
+{
+    char name[2 * MARK_LABEL_MAX + 8];
+    for (long i = 0; i < a->nwindows; i++) {
+        const struct window *w = &a->windows[i];
+        snprintf(name, sizeof name, "%s\u2192%s", w->start_label, w->end_label);
+        event_start(f);
+        fputs("{\"name\":", f);
+        json_write_string(f, name);
+        fprintf(f, ",\"cat\":\"window\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d", host_pid(h),
+                TID_WINDOWS);
+        write_ts(f, "ts", host_shared_ns(&hs[h], w->t_start_ns) - origin_ns);
+        write_ts(f, "dur", w->t_end_ns - w->t_start_ns);
+        fprintf(f, ",\"args\":{\"window\":%ld,\"verdict\":\"%s\",\"energy_J\":", w->index,
+                verdict_name(w->verdict));
+        write_num(f, w->energy_j);
+        fputs(",\"uncertainty_J\":", f);
+        write_num(f, w->uncertainty_j);
+        fputs(",\"mean_power_W\":", f);
+        write_num(f, w->mean_power_w);
+        fputs(",\"duration_s\":", f);
+        write_num(f, w->duration_s);
+        fputs(",\"evidence\":", f);
+        json_write_string(f, w->evidence);
+        fputs("}}", f);
+    }
+}

@@ -1,0 +1,46 @@
+/*
+ * perfetto_export.h — traces as Chrome trace-event JSON, which
+ * ui.perfetto.dev and chrome://tracing open.
+ *
+ * Owns: the JSON document. {"traceEvents":[...],"displayTimeUnit":"ms"}
+ * with, per host (hosts.h): one process per GPU named "GPU N (HOST)" with
+ * counter tracks ("ph":"C") for power (instant and 1 s average), GPU and
+ * memory utilization, SM clock, memory used and temperature; one process
+ * "host CPU (HOST)" with CPU busy and the traced process's CPU as counters,
+ * MARKs as instant events ("ph":"i", "s":"p") on its "marks" thread, EVENT
+ * rows on its "events" thread and analyzed windows as complete events
+ * ("ph":"X") on its "windows" thread, named "START→END" with verdict and
+ * energy in args. Timestamps are microseconds since the earliest row of all
+ * traces on the shared timeline, written with 3 decimals (exact: they are
+ * integer nanoseconds). A counter is written only when its value changes:
+ * trace viewers draw counters as steps, so nothing is lost.
+ *
+ * Process ids: host h (0-based) is 1000 * (h + 1), its GPU g is
+ * 1000 * (h + 1) + 1 + g; never 0.
+ */
+#ifndef FLINCH_PERFETTO_EXPORT_H
+#define FLINCH_PERFETTO_EXPORT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "hosts.h"
+
+#define PERFETTO_MAX_GPU_ID 998
+
+/* Open and close the document; every event goes between. */
+void perfetto_begin(FILE *f);
+void perfetto_end(FILE *f);
+
+/* Streams host H's trace (HOSTS[h], already measured) into events, with
+ * times relative to ORIGIN_NS on the shared timeline. Sets *HAS_START_END
+ * when the trace holds both START and END MARK labels (either may be NULL).
+ * 0, or an exit code from diag.h with the message printed. */
+int perfetto_write_host(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns,
+                        const char *start, const char *end, int *has_start_end);
+
+/* Writes host H's analyzed windows as complete events. */
+void perfetto_write_windows(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns,
+                            const struct analysis *a);
+
+#endif

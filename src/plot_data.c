@@ -1,0 +1,183 @@
+/* plot_data.c — see plot_data.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "plot_data.h"
+#include "trace_reader.h"
+
+/* Pass 1: the time range, and whether the default window labels occur. */
+static int scan_range(const char *path, struct plot_data *d)
+{
+    struct trace_reader tr;
+    if (trace_reader_open(&tr, path) != 0) {
+        diag_error("%s", tr.error);
+        return EXIT_USAGE;
+    }
+    struct trace_row row;
+    int rc;
+    int64_t last = 0;
+    while ((rc = trace_reader_next(&tr, &row)) == 1) {
+        if (d->rows++ == 0)
+            d->t0_ns = last = row.t_mono_ns;
+        if (row.t_mono_ns > last)
+            last = row.t_mono_ns;
+        if (row.type == TRACE_MARK) {
+            if (strcmp(row.label, "infer_start") == 0)
+                d->has_label_infer_start = 1;
+            else if (strcmp(row.label, "first_token") == 0)
+                d->has_label_first_token = 1;
+        }
+    }
+    if (rc < 0)
+        diag_error("%s", tr.error);
+    trace_reader_close(&tr);
+    if (rc < 0)
+        return EXIT_USAGE;
+    if (d->rows == 0) {
+        diag_error("%s: no rows after the header: nothing to plot", path);
+        return EXIT_USAGE;
+    }
+    d->trace_s = (double)(last - d->t0_ns) / 1e9;
+    return 0;
+}
+
+static struct plot_gpu *gpu_for(struct plot_data *d, int id, int nbuckets)
+{
+    for (int i = 0; i < d->ngpu; i++)
+        if (d->gpu[i].id == id)
+            return &d->gpu[i];
+    if (d->ngpu == PLOT_MAX_GPUS) {
+        diag_error("%s: more than %d GPUs in one trace", d->path, PLOT_MAX_GPUS);
+        return NULL;
+    }
+    struct plot_gpu *g = &d->gpu[d->ngpu];
+    memset(g, 0, sizeof *g);
+    g->id = id;
+    if (downsample_init(&g->power_instant, d->from_s, d->to_s, nbuckets) != 0 ||
+        downsample_init(&g->power_avg, d->from_s, d->to_s, nbuckets) != 0 ||
+        downsample_init(&g->util, d->from_s, d->to_s, nbuckets) != 0) {
+        diag_error("out of memory");
+        return NULL;
+    }
+    d->ngpu++;
+    return g;
+}
+
+static void add_mark(struct plot_data *d, double t, const char *label)
+{
+    if (t < d->from_s || t > d->to_s)
+        return;
+    d->marks_total++;
+    long i = (long)((t - d->from_s) / (d->to_s - d->from_s) * d->nmark_slots);
+    if (i >= d->nmark_slots)
+        i = d->nmark_slots - 1;
+    struct plot_mark *m = &d->marks[i];
+    if (m->count++ == 0) {
+        m->t = t;
+        m->label = strdup(label);
+    }
+}
+
+/* Pass 2: every row into its series. */
+static int feed(const char *path, struct plot_data *d, int nbuckets)
+{
+    struct trace_reader tr;
+    if (trace_reader_open(&tr, path) != 0) {
+        diag_error("%s", tr.error);
+        return EXIT_USAGE;
+    }
+    struct trace_row row;
+    int rc, host_gpu = -2;
+    double prev_cpu_ns = NAN, prev_pid = NAN;
+    int64_t prev_cpu_t = 0;
+    while ((rc = trace_reader_next(&tr, &row)) == 1) {
+        double t = (double)(row.t_mono_ns - d->t0_ns) / 1e9;
+        if (row.type == TRACE_MARK) {
+            add_mark(d, t, row.label);
+            continue;
+        }
+        if (row.type != TRACE_SAMPLE)
+            continue;
+        struct plot_gpu *g = gpu_for(d, row.gpu < 0 ? 0 : row.gpu, nbuckets);
+        if (!g) {
+            trace_reader_close(&tr);
+            return EXIT_USAGE;
+        }
+        downsample_add(&g->power_instant, t, row.v[COL_GPU_POWER_INSTANT_W]);
+        downsample_add(&g->power_avg, t, row.v[COL_GPU_POWER_W]);
+        downsample_add(&g->util, t, row.v[COL_GPU_UTIL_PCT]);
+        if (host_gpu == -2)
+            host_gpu = row.gpu;
+        if (row.gpu != host_gpu)
+            continue;
+        downsample_add(&d->host_cpu, t, row.v[COL_HOST_CPU_BUSY_PCT]);
+        double cpu = row.v[COL_PROC_CPU_NS], pid = row.v[COL_PROC_PID];
+        if (isnan(cpu))
+            continue;
+        /* a new pid restarts the difference; so does a counter going back */
+        if (!isnan(prev_cpu_ns) && row.t_mono_ns > prev_cpu_t && cpu >= prev_cpu_ns &&
+            (pid == prev_pid || (isnan(pid) && isnan(prev_pid))))
+            downsample_add(&d->proc_cores, t,
+                           (cpu - prev_cpu_ns) / (double)(row.t_mono_ns - prev_cpu_t));
+        prev_cpu_ns = cpu;
+        prev_pid = pid;
+        prev_cpu_t = row.t_mono_ns;
+    }
+    if (rc < 0)
+        diag_error("%s", tr.error);
+    trace_reader_close(&tr);
+    return rc < 0 ? EXIT_USAGE : 0;
+}
+
+static int by_gpu_id(const void *a, const void *b)
+{
+    const struct plot_gpu *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+int plot_data_read(const char *path, double from_s, double to_s, int nbuckets,
+                   struct plot_data *d)
+{
+    memset(d, 0, sizeof *d);
+    d->path = path;
+    int rc = scan_range(path, d);
+    if (rc != 0)
+        return rc;
+    d->from_s = isnan(from_s) ? 0 : from_s;
+    d->to_s = isnan(to_s) ? d->trace_s : to_s;
+    if (isnan(to_s) && d->to_s <= d->from_s)
+        d->to_s = d->from_s + 1;   /* a one-row trace still gets an axis */
+    if (d->to_s <= d->from_s) {
+        diag_error("--from %g must be before --to %g", d->from_s, d->to_s);
+        return EXIT_USAGE;
+    }
+    d->nmark_slots = nbuckets;
+    d->marks = calloc((size_t)nbuckets, sizeof *d->marks);
+    if (!d->marks || downsample_init(&d->host_cpu, d->from_s, d->to_s, nbuckets) != 0 ||
+        downsample_init(&d->proc_cores, d->from_s, d->to_s, nbuckets) != 0) {
+        diag_error("out of memory");
+        return EXIT_RUNTIME;
+    }
+    rc = feed(path, d, nbuckets);
+    qsort(d->gpu, (size_t)d->ngpu, sizeof d->gpu[0], by_gpu_id);
+    return rc;
+}
+
+void plot_data_free(struct plot_data *d)
+{
+    for (int i = 0; i < d->ngpu; i++) {
+        downsample_free(&d->gpu[i].power_instant);
+        downsample_free(&d->gpu[i].power_avg);
+        downsample_free(&d->gpu[i].util);
+    }
+    downsample_free(&d->host_cpu);
+    downsample_free(&d->proc_cores);
+    if (d->marks)
+        for (int i = 0; i < d->nmark_slots; i++)
+            free(d->marks[i].label);
+    free(d->marks);
+    d->marks = NULL;
+    d->ngpu = 0;
+}

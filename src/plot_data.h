@@ -1,0 +1,57 @@
+/*
+ * plot_data.h — what flinch plot draws, gathered from a trace in bounded
+ * memory.
+ *
+ * Owns: the two streaming passes over the trace (the first finds the time
+ * range and the labels present, the second feeds every series into its
+ * downsampler) and the reduction of MARKs to at most one per pixel column.
+ * Times are seconds since the trace's first row. Host-wide cells (CPU busy,
+ * the traced process) are copied onto every GPU's row by the recorder, so
+ * they are taken from the first GPU's rows only.
+ */
+#ifndef FLINCH_PLOT_DATA_H
+#define FLINCH_PLOT_DATA_H
+
+#include <stdint.h>
+
+#include "downsample.h"
+
+#define PLOT_MAX_GPUS 16
+
+struct plot_gpu {
+    int id;                        /* gpu_index */
+    struct downsample power_instant, power_avg, util;
+};
+
+/* MARKs falling in one pixel column: the first one's label and time. */
+struct plot_mark {
+    double t;
+    char *label;
+    long count;                    /* 0: no mark in this column */
+};
+
+struct plot_data {
+    const char *path;
+    int64_t t0_ns;                 /* t_mono_ns of the first row: time 0 */
+    double trace_s;                /* last row's time */
+    double from_s, to_s;           /* the range drawn */
+    int ngpu;
+    struct plot_gpu gpu[PLOT_MAX_GPUS];
+    struct downsample host_cpu;    /* host_cpu_busy_pct */
+    struct downsample proc_cores;  /* d(proc_cpu_ns)/dt, in cores */
+    int nmark_slots;
+    struct plot_mark *marks;       /* nmark_slots columns */
+    long marks_total;              /* MARK rows in [from, to] */
+    long rows;
+    int has_label_infer_start, has_label_first_token;
+};
+
+/* Reads PATH twice. FROM_S / TO_S: the range in seconds since the first
+ * row (NAN: the trace's start / end). NBUCKETS: downsampling buckets per
+ * series (about the plot width in pixels). 0, or an exit code from diag.h
+ * with the message printed. */
+int plot_data_read(const char *path, double from_s, double to_s, int nbuckets,
+                   struct plot_data *d);
+void plot_data_free(struct plot_data *d);
+
+#endif

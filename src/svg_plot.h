@@ -1,0 +1,37 @@
+/*
+ * svg_plot.h — the layout of flinch plot's SVG timeline.
+ *
+ * Owns: the page: title, legend, a lane of MARK labels, stacked panels
+ * (GPU power, GPU utilization, host CPU busy, traced process CPU, each only
+ * when the trace has data for it) sharing one time axis in seconds with a
+ * grid at nice steps, analyzed windows shaded across all panels in their
+ * verdict's colour with a tooltip, and MARKs as labelled vertical lines.
+ * Drawing primitives come from svg_writer.h; the data from plot_data.h.
+ */
+#ifndef FLINCH_SVG_PLOT_H
+#define FLINCH_SVG_PLOT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "plot_data.h"
+
+struct svg_plot_options {
+    int width, height;           /* pixels */
+    const char *title;           /* top line; NULL: the trace's path */
+};
+
+/* Left and right margins: the plot area is width - SVG_PLOT_MARGINS wide,
+ * which is also how many downsampling buckets are worth keeping. */
+#define SVG_PLOT_MARGIN_LEFT 70
+#define SVG_PLOT_MARGIN_RIGHT 24
+#define SVG_PLOT_MARGINS (SVG_PLOT_MARGIN_LEFT + SVG_PLOT_MARGIN_RIGHT)
+
+/* Verdict colours, also used by the legend ("#2ca02c" for compute...). */
+const char *verdict_colour(enum verdict v);
+
+/* Writes the whole SVG document. A (the analyzed windows) may be NULL. */
+void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a,
+                    const struct svg_plot_options *o);
+
+#endif
