@@ -1,0 +1,118 @@
+#!/bin/sh
+# bench/analyze_bench.sh BUILD — how fast `flinch analyze` reads a trace,
+# against the original analyze_trace.py (issue 3).
+#
+# Generates two synthetic flinch-format traces of BENCH_ROWS SAMPLE rows
+# (default 1,000,000; tests/helpers/gen_trace.c): one with a single
+# infer_start/first_token pair (2 marks) and one with 10,000 pairs
+# (BENCH_WINDOWS). Each also has the recorder's begin/end marks. Times
+# `flinch analyze --csv F --start infer_start --end first_token` on both
+# (best of BENCH_REPEAT runs, default 3) and the original analyze_trace.py
+# (python3, one run; BENCH_PYTHON=0 skips it) on the 2-mark file: the
+# original can do only one window. Output goes to a file, not a terminal.
+#
+# Targets: >= 100 MB/s of CSV on one core; >= 30x faster than the original
+# on the 2-mark case; 10,000 windows cost < 2x the 2-mark case.
+cd "$(dirname "$0")/.." || exit 2
+. bench/lib.sh
+bench_init "$1"
+
+rows=${BENCH_ROWS:-1000000}
+windows=${BENCH_WINDOWS:-10000}
+repeat=${BENCH_REPEAT:-3}
+gen="$HELPERS/gen_trace"
+original=tests/fixtures/analyze_trace.py
+[ -x "$gen" ] || { echo "bench: $gen not built" >&2; exit 2; }
+
+"$gen" --rows "$rows" --windows 1 --out "$W/two-marks.csv" || exit 2
+"$gen" --rows "$rows" --windows "$windows" --out "$W/many.csv" || exit 2
+
+# best_of N STATPREFIX CMD...: runs CMD N times under runstat, keeps the
+# stat line of the fastest run in STATPREFIX.best; stdout in STATPREFIX.out.
+best_of() {
+  n=$1 pre=$2; shift 2
+  best=""
+  i=0
+  while [ "$i" -lt "$n" ]; do
+    "$RUNSTAT" "$pre.stat" "$@" >"$pre.out" 2>"$pre.err"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+      echo "bench: '$*' failed with status $rc: $(head -c 300 "$pre.err")" >&2
+      return 1
+    fi
+    wall=$(stat_field "$pre.stat" wall_ns)
+    if [ -z "$best" ] || [ "$wall" -lt "$best" ]; then best=$wall; cp "$pre.stat" "$pre.best"; fi
+    i=$((i + 1))
+  done
+}
+
+size_mb() { calc "$(wc -c <"$1") / 1e6" %.1f; }
+
+# row CASE FILE STATPREFIX: one Markdown table row from a .best stat line.
+row() {
+  wall=$(stat_field "$3.best" wall_ns)
+  cpu=$(( $(stat_field "$3.best" user_us) + $(stat_field "$3.best" sys_us) ))
+  rss=$(stat_field "$3.best" maxrss_kib)
+  mbs=$(calc "$(wc -c <"$2") / 1e6 / ($wall / 1e9)" %.0f)
+  mbs_cpu=$(calc "$(wc -c <"$2") / 1e6 / ($cpu / 1e6)" %.0f)
+  echo "| $1 | $(size_mb "$2") MB | $(calc "$wall / 1e9" %.3f) s | $(calc "$cpu / 1e6" %.3f) s | $mbs MB/s | $mbs_cpu MB/s | $(calc "$rss / 1024" %.1f) MiB |"
+}
+
+flinch_ok=1
+best_of "$repeat" "$W/f2" "$FLINCH" analyze --csv "$W/two-marks.csv" --start infer_start --end first_token || flinch_ok=0
+[ "$flinch_ok" = 1 ] && { best_of "$repeat" "$W/fk" "$FLINCH" analyze --csv "$W/many.csv" --start infer_start --end first_token || flinch_ok=0; }
+
+py_ok=0
+if [ "${BENCH_PYTHON:-1}" != 0 ] && command -v python3 >/dev/null 2>&1; then
+  best_of 1 "$W/py" python3 "$original" --csv "$W/two-marks.csv" --start infer_start --end first_token && py_ok=1
+fi
+
+echo "### flinch analyze: speed ($rows SAMPLE rows, flinch format, page cache warm)"
+echo
+echo "| case | CSV size | wall | CPU (user+sys) | MB/s (wall) | MB/s (per CPU second) | peak RSS |"
+echo "|---|---|---|---|---|---|---|"
+[ "$flinch_ok" = 1 ] && row "flinch analyze, 2 marks (1 window)" "$W/two-marks.csv" "$W/f2"
+[ "$flinch_ok" = 1 ] && row "flinch analyze, $windows windows" "$W/many.csv" "$W/fk"
+[ "$py_ok" = 1 ] && row "original analyze_trace.py (python3 $(python3 -c 'import platform; print(platform.python_version())')), 2 marks" "$W/two-marks.csv" "$W/py"
+echo
+if [ "$flinch_ok" = 1 ]; then
+  size2=$(wc -c <"$W/two-marks.csv")
+  w2=$(stat_field "$W/f2.best" wall_ns)
+  wk=$(stat_field "$W/fk.best" wall_ns)
+  c2=$(( $(stat_field "$W/f2.best" user_us) + $(stat_field "$W/f2.best" sys_us) ))
+  ck=$(( $(stat_field "$W/fk.best" user_us) + $(stat_field "$W/fk.best" sys_us) ))
+  mbs=$(calc "$size2 / 1e6 / ($w2 / 1e9)" %.0f)
+  mbs_cpu=$(calc "$size2 / 1e6 / ($c2 / 1e6)" %.0f)
+  ratio=$(calc "$wk / $w2" %.2f)
+  ratio_cpu=$(calc "$ck / $c2" %.2f)
+  echo "Each target is checked on wall-clock time and on CPU time (user+sys): on a shared machine the process"
+  echo "may wait for a core, which wall time counts and CPU time does not."
+  echo
+  echo "| target | wall | CPU | result (wall / CPU) |"
+  echo "|---|---|---|---|"
+  echo "| >= 100 MB/s on one core (2 marks) | $mbs MB/s | $mbs_cpu MB/s | $(verdict "$mbs >= 100") / $(verdict "$mbs_cpu >= 100") |"
+  echo "| $windows windows cost < 2x the 2-mark case | ${ratio}x | ${ratio_cpu}x | $(verdict "$ratio < 2") / $(verdict "$ratio_cpu < 2") |"
+  if [ "$py_ok" = 1 ]; then
+    wp=$(stat_field "$W/py.best" wall_ns)
+    cp_=$(( $(stat_field "$W/py.best" user_us) + $(stat_field "$W/py.best" sys_us) ))
+    speedup=$(calc "$wp / $w2" %.1f)
+    speedup_cpu=$(calc "$cp_ / $c2" %.1f)
+    echo "| >= 30x faster than the original (2 marks) | ${speedup}x | ${speedup_cpu}x | $(verdict "$speedup >= 30") / $(verdict "$speedup_cpu >= 30") |"
+  else
+    echo "| >= 30x faster than the original (2 marks) | not measured (python3 missing or BENCH_PYTHON=0) | | - |"
+  fi
+  echo
+  echo "Same window, both analyzers (first lines of output):"
+  echo
+  echo '```'
+  echo "flinch analyze:"
+  head -n 3 "$W/f2.out" | sed 's/^/  /'
+  if [ "$py_ok" = 1 ]; then
+    echo "analyze_trace.py:"
+    sed 's/^/  /' "$W/py.out"
+  fi
+  echo '```'
+else
+  echo "flinch analyze failed; no speed figures (see the error above)."
+fi
+[ "$flinch_ok" = 1 ]

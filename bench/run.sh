@@ -1,0 +1,48 @@
+#!/bin/sh
+# bench/run.sh [BUILD] — `make bench`: runs every benchmark and prints its
+# tables (Markdown), then a line counting the targets met and missed.
+#
+#   record_bench.sh   flinch record's timing and cost (issue 2)
+#   analyze_bench.sh  flinch analyze's speed against analyze_trace.py (issue 3)
+#   accuracy.sh       energy of the scripted burst: exact vs flinch vs original
+#   mark_latency.sh   write-to-stamp latency of client marks (issue 4)
+#
+# Environment: BENCH_ONLY="record analyze accuracy marks" picks some;
+# BENCH_SECONDS (recorder run length, default 20), BENCH_ROWS (analyzer
+# trace rows, default 1000000), BENCH_REPEAT, BENCH_PYTHON=0, BENCH_KEEP=1:
+# see each script. A full run takes about 2 minutes on 2 cores.
+cd "$(dirname "$0")/.." || exit 2
+B=${1:-build}
+only=${BENCH_ONLY:-record analyze accuracy marks}
+
+# The helpers (gen_trace, runstat, simtool) live in tests/helpers/.
+make --no-print-directory -s BUILD="$B" tests >/dev/null || { echo "bench: build failed" >&2; exit 2; }
+
+echo "## flinch benchmarks"
+echo
+echo "- machine: $(nproc) CPU ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r); shared with other work, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "- $("$B/flinch" --version 2>/dev/null | head -n 1), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' + local changes'), $(cc --version | head -n 1)"
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo
+
+out=$(mktemp) || exit 2
+trap 'rm -f "$out" "$out.part"' EXIT
+status=0
+for b in $only; do
+  case $b in
+    record) script=bench/record_bench.sh ;;
+    analyze) script=bench/analyze_bench.sh ;;
+    accuracy) script=bench/accuracy.sh ;;
+    marks) script=bench/mark_latency.sh ;;
+    *) echo "bench: unknown benchmark '$b' (record, analyze, accuracy, marks)" >&2; exit 2 ;;
+  esac
+  sh "$script" "$B" >"$out.part" || status=1
+  cat "$out.part"
+  cat "$out.part" >>"$out"
+  echo
+done
+
+met=$(grep -o '\bpass\b' "$out" | wc -l)
+missed=$(grep -o '\bFAIL\b' "$out" | wc -l)
+echo "bench: $met targets met, $missed missed"
+exit $status
