@@ -1,0 +1,299 @@
+/*
+ * analysis.c — one streaming pass over a trace: rows feed per-GPU and host
+ * integrators (integrate.h), MARKs open and close windows (windows.h), and
+ * each window's edges are resolved to cumulative values as soon as the
+ * samples around them have been read; at the end, levels, uncertainty and
+ * verdicts are computed over the finished windows (verdict.h).
+ *
+ * Memory: the integrators' rings (fixed), one record per window, and the
+ * edge points of windows still being gathered.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "analysis_internal.h"
+#include "clock.h"
+#include "diag.h"
+#include "verdict.h"
+
+void analysis_default_options(struct analysis_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->idle_w = NAN;
+    o->busy_w = NAN;
+    o->compute_frac = 0.5;
+    o->idle_frac = 0.15;
+    o->cpu_busy_pct = 50;
+    o->proc_busy_cores = 0.5;
+    o->ring_samples = 4096;
+}
+
+const char *energy_source_name(enum energy_source s)
+{
+    switch (s) {
+    case SOURCE_COUNTER: return "gpu_energy_mJ counter";
+    case SOURCE_INSTANT: return "gpu_power_instant_W trapezoid";
+    case SOURCE_AVERAGE: return "gpu_power_W trapezoid";
+    case SOURCE_NONE: break;
+    }
+    return "none";
+}
+
+static struct gpu_stream *gpu_stream(struct ctx *c, int id)
+{
+    for (int i = 0; i < c->ngpu; i++)
+        if (c->gpu[i].id == id)
+            return &c->gpu[i];
+    if (c->ngpu == ANALYSIS_MAX_GPUS) {
+        diag_error("%s: more than %d GPUs in one trace", c->path, ANALYSIS_MAX_GPUS);
+        return NULL;
+    }
+    static const enum quantity_kind kinds[QG_N] = { Q_STEPPED, Q_TRAPEZOID, Q_TRAPEZOID, Q_TRAPEZOID };
+    struct gpu_stream *g = &c->gpu[c->ngpu];
+    memset(g, 0, sizeof *g);
+    g->id = id;
+    g->power_limit_w = NAN;
+    g->hist_instant = calloc(1, sizeof *g->hist_instant);
+    g->hist_average = calloc(1, sizeof *g->hist_average);
+    if (!g->hist_instant || !g->hist_average
+        || integ_init(&g->ig, QG_N, kinds, c->opt->ring_samples) != 0) {
+        diag_error("out of memory");
+        return NULL;
+    }
+    c->ngpu++;
+    /* Windows already open have no edge on this GPU yet: resolve them. */
+    mark_all_pending(c);
+    return g;
+}
+
+static int on_sample(struct ctx *c, const struct trace_row *r)
+{
+    if (r->gpu >= 0) {
+        struct gpu_stream *g = gpu_stream(c, r->gpu);
+        if (!g)
+            return EXIT_USAGE;
+        double v[QG_N] = {
+            r->v[COL_GPU_ENERGY_MJ] / 1000, r->v[COL_GPU_POWER_INSTANT_W],
+            r->v[COL_GPU_POWER_W], r->v[COL_GPU_UTIL_PCT],
+        };
+        power_hist_add(g->hist_instant, v[QG_INSTANT]);
+        power_hist_add(g->hist_average, v[QG_AVERAGE]);
+        if (!isnan(r->v[COL_GPU_POWER_LIMIT_W]))
+            g->power_limit_w = r->v[COL_GPU_POWER_LIMIT_W];
+        int64_t g0, g1;
+        uint64_t reasons = isnan(r->v[COL_GPU_CLOCK_EVENT_REASONS]) ? 0 : r->clock_event_reasons;
+        if (integ_add(&g->ig, r->t_mono_ns, v, reasons, &g0, &g1)
+            && gap_push(&g->gaps, g->ig.count - g->ig.cap - 1, g1 - g0) != 0) {
+            diag_error("out of memory");
+            return EXIT_RUNTIME;
+        }
+    }
+    if (r->proc_state == 'X' && r->t_mono_ns < c->proc_exit_ns)
+        c->proc_exit_ns = r->t_mono_ns;
+    double h[INTEG_MAX_Q];
+    int any = 0;
+    h[QH_CPU] = r->v[COL_HOST_CPU_BUSY_PCT];
+    h[QH_PROC] = r->v[COL_PROC_CPU_NS] / 1e9;
+    h[QH_RAPL_RAW] = c->n_rapl ? NAN : r->v[COL_RAPL_ENERGY_UJ] / 1e6;
+    for (int k = 0; k < c->n_rapl; k++)
+        h[QH_RAPL0 + k] = r->rapl_cum_uj[k] / 1e6;
+    for (int q = 0; q < c->host.nq; q++)
+        any |= !isnan(h[q]);
+    if (any && r->t_mono_ns > integ_latest_sample(&c->host)) {
+        int64_t g0, g1;
+        integ_add(&c->host, r->t_mono_ns, h, 0, &g0, &g1);
+    }
+    return resolve_pending(c, 0);
+}
+
+static void remember_label(struct analysis *a, const char *label)
+{
+    for (int i = 0; i < a->nlabels_seen; i++)
+        if (strcmp(a->labels_seen[i], label) == 0)
+            return;
+    if (a->nlabels_seen == LABELS_SEEN_MAX)
+        return;
+    a->labels_seen[a->nlabels_seen++] = strdup(label);
+}
+
+static int on_mark(struct ctx *c, const struct trace_row *r)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        struct pairing *p = &c->pair[kind];
+        if (!p->start_label)
+            continue;
+        struct pairing_step step;
+        long new_id = kind == 0 ? c->a->nwindows : c->nidle;
+        if (pairing_on_mark(p, r->label, r->t_mono_ns, new_id, &step) != 0) {
+            diag_error("out of memory");
+            return EXIT_RUNTIME;
+        }
+        for (long i = 0; i < step.nclosed; i++) {
+            struct active *act = find_active(c, kind, step.closed[i]);
+            if (act && set_edge(c, act, 1, r) != 0)
+                return EXIT_RUNTIME;
+        }
+        if (step.opens && open_window(c, kind, r) != 0)
+            return EXIT_RUNTIME;
+    }
+    return resolve_pending(c, 0);
+}
+
+/* A MARK, from the trace or from another host's trace. */
+static int feed_mark(struct ctx *c, const struct trace_row *r)
+{
+    c->a->marks++;
+    if (strcmp(r->label, c->opt->start_label) == 0 && !c->seen_start++)
+        c->first_start_line = r->line;
+    if (strcmp(r->label, c->opt->end_label) == 0) {
+        c->seen_end++;
+        c->last_end_line = r->line;
+    }
+    return on_mark(c, r);
+}
+
+static int feed_ext_marks(struct ctx *c, long *next, int64_t until)
+{
+    const struct analysis_options *o = c->opt;
+    for (; *next < o->nmarks && o->marks[*next].t_mono_ns <= until; (*next)++) {
+        const struct ext_mark *m = &o->marks[*next];
+        struct trace_row r;
+        memset(&r, 0, sizeof r);
+        r.type = TRACE_MARK;
+        r.t_mono_ns = m->t_mono_ns;
+        r.t_wall_ns = m->t_wall_ns;
+        r.label = m->label;
+        r.line = m->line;
+        int status = feed_mark(c, &r);
+        if (status != EXIT_OK)
+            return status;
+    }
+    return EXIT_OK;
+}
+
+static void no_window_error(struct ctx *c)
+{
+    const struct analysis *a = c->a;
+    const char *missing = NULL;
+    if (!c->seen_start)
+        missing = c->opt->start_label;
+    else if (!c->seen_end)
+        missing = c->opt->end_label;
+    if (missing) {
+        char seen[512];
+        size_t len = 0;
+        seen[0] = '\0';
+        for (int i = 0; i < a->nlabels_seen && len < sizeof seen; i++)
+            len += (size_t)snprintf(seen + len, sizeof seen - len, "%s%s", i ? ", " : "",
+                                    a->labels_seen[i]);
+        if (a->nlabels_seen == LABELS_SEEN_MAX && len < sizeof seen)
+            snprintf(seen + len, sizeof seen - len, ", ...");
+        if (a->nlabels_seen)
+            diag_error("no MARK '%s' in %s (labels seen: %s)", missing, c->path, seen);
+        else
+            diag_error("no MARK '%s' in %s (no MARK rows at all)", missing, c->path);
+        return;
+    }
+    diag_error("no window in %s: no '%s' MARK at or after a '%s' MARK (the first '%s' is at line %ld, "
+               "the last '%s' at line %ld: end before start)", c->path, c->opt->end_label,
+               c->opt->start_label, c->opt->start_label, c->first_start_line, c->opt->end_label,
+               c->last_end_line);
+}
+
+int analysis_run(const struct analysis_options *o, const char *path, struct analysis *a)
+{
+    struct ctx c;
+    memset(&c, 0, sizeof c);
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    a->nhosts = 1;
+    a->host_names[0] = path;
+    a->labels_seen = calloc(LABELS_SEEN_MAX, sizeof *a->labels_seen);
+    c.a = a;
+    c.opt = o;
+    c.proc_exit_ns = INT64_MAX;
+    c.path = path;
+    struct trace_reader tr;
+    if (trace_reader_open(&tr, path) != 0) {
+        diag_error("%s", tr.error);
+        trace_reader_close(&tr);
+        return EXIT_USAGE;
+    }
+    c.tr = &tr;
+    c.n_rapl = tr.n_rapl;
+    a->n_rapl = tr.n_rapl;
+    for (int k = 0; k < tr.n_rapl; k++)
+        a->rapl_domain[k] = strdup(tr.rapl_domain[k]);
+    if (!tr.n_rapl && trace_reader_has(&tr, COL_RAPL_ENERGY_UJ)) {
+        a->rapl_domain[0] = strdup("rapl_energy_uj");
+        a->n_rapl = 1;
+    }
+    enum quantity_kind hk[INTEG_MAX_Q] = { Q_STEP_BACK, Q_CUMULATIVE, Q_CUMULATIVE };
+    for (int k = 0; k < c.n_rapl; k++)
+        hk[QH_RAPL0 + k] = Q_CUMULATIVE;
+    if (integ_init(&c.host, QH_RAPL0 + c.n_rapl, hk, o->ring_samples) != 0) {
+        diag_error("out of memory");
+        trace_reader_close(&tr);
+        return EXIT_RUNTIME;
+    }
+    pairing_init(&c.pair[0], o->start_label, o->end_label);
+    if (o->idle_start)
+        pairing_init(&c.pair[1], o->idle_start, o->idle_end);
+    struct trace_row row;
+    int rc = 0, status = EXIT_OK;
+    long next_ext = 0;
+    while (status == EXIT_OK && (rc = trace_reader_next(&tr, &row)) == 1) {
+        a->rows++;
+        if (o->marks)
+            status = feed_ext_marks(&c, &next_ext, row.t_mono_ns);
+        if (status != EXIT_OK)
+            break;
+        if (row.type == TRACE_SAMPLE) {
+            a->samples++;
+            status = on_sample(&c, &row);
+        } else if (row.type == TRACE_MARK) {
+            remember_label(a, row.label);
+            if (!o->marks)
+                status = feed_mark(&c, &row);
+        }
+    }
+    if (status == EXIT_OK && rc < 0) {
+        diag_error("%s", tr.error);
+        status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK && o->marks)
+        status = feed_ext_marks(&c, &next_ext, INT64_MAX);
+    if (status == EXIT_OK)
+        status = finish_trace(&c);
+    if (status == EXIT_OK && a->nwindows == 0) {
+        no_window_error(&c);
+        status = EXIT_USAGE;
+    }
+    if (status == EXIT_OK)
+        finish_analysis(&c);
+    free_ctx(&c);
+    trace_reader_close(&tr);
+    return status;
+}
+
+void analysis_free(struct analysis *a)
+{
+    for (long i = 0; i < a->nwindows; i++)
+        free(a->windows[i].gpu);
+    free(a->windows);
+    free(a->gpu_ids);
+    free(a->gpu_host);
+    free(a->idle_w);
+    free(a->busy_w);
+    free(a->level_origin);
+    for (int i = 0; i < a->nlabels_seen; i++)
+        free(a->labels_seen[i]);
+    free(a->labels_seen);
+    for (int k = 0; k < a->n_rapl; k++)
+        free(a->rapl_domain[k]);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,149 @@
+/*
+ * analysis.h — the result of analysing a trace: windows between MARKs, with
+ * exact energy, utilization, CPU and a verdict each, and a summary.
+ *
+ * Owns: the data model shared by analyze's reports and by plot/export (which
+ * shade the windows), and analysis_run(), which streams a trace once through
+ * the reader -> windows -> integration -> verdict stages.
+ */
+#ifndef FLINCH_ANALYSIS_H
+#define FLINCH_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "trace_reader.h"
+
+#define ANALYSIS_REASON_BITS 16     /* clock-event reason bits counted */
+#define EVIDENCE_MAX 384
+
+enum energy_source {
+    SOURCE_NONE,        /* no power data for this GPU in the window */
+    SOURCE_COUNTER,     /* gpu_energy_mJ, interpolated to the marks */
+    SOURCE_INSTANT,     /* trapezoid over gpu_power_instant_W */
+    SOURCE_AVERAGE      /* trapezoid over gpu_power_W (a 1 s average on Ampere+) */
+};
+
+enum verdict {
+    VERDICT_INCONCLUSIVE,
+    VERDICT_COMPUTE,
+    VERDICT_WAITING,
+    VERDICT_HOST_CPU,
+    VERDICT_MIXED,
+    VERDICT_COUNT
+};
+
+/* Window flags: why a number may not be trusted. */
+#define WINDOW_INCOMPLETE    0x1  /* a mark lies after the last sample */
+#define WINDOW_BEFORE_TRACE  0x2  /* the start lies before the first sample */
+#define WINDOW_FEW_SAMPLES   0x4  /* fewer than two samples inside */
+#define WINDOW_UNDER_STEP    0x8  /* shorter than the energy counter's update step */
+#define WINDOW_NO_POWER      0x10 /* no power readings at all */
+
+struct window_gpu {
+    int gpu;                     /* gpu_index */
+    int host;                    /* index into analysis.host_names (0 with one trace) */
+    enum energy_source source;
+    double energy_j;             /* from `source`; NAN when none */
+    double uncertainty_j;        /* +- bound on energy_j (see README) */
+    double energy_counter_j, energy_instant_j, energy_average_j; /* each source, NAN if n/a */
+    double mean_power_w;         /* energy_j / duration */
+    double util_pct;             /* time-weighted mean gpu_util_pct, NAN if none */
+    long samples;                /* SAMPLE rows of this GPU with start <= t <= end */
+    double max_gap_s;            /* longest interval between consecutive samples overlapping the window */
+    double counter_step_s;       /* typical update step of the energy counter, NAN if none */
+    double power_limit_w;        /* last enforced limit seen, NAN if none */
+    unsigned reason_counts[ANALYSIS_REASON_BITS]; /* samples in the window with each reason bit set */
+    double idle_w, busy_w;       /* power levels the verdict used */
+    unsigned flags;
+};
+
+struct window {
+    long index;                  /* 1-based, in order of start mark in the file */
+    const char *start_label, *end_label;
+    int64_t t_start_ns, t_end_ns;        /* t_mono_ns of the marks */
+    int64_t wall_start_ns, wall_end_ns;  /* their t_wall_ns, 0 if none */
+    long start_line, end_line;           /* where the marks are in the file */
+    double duration_s;
+    int ngpu;
+    struct window_gpu *gpu;      /* ngpu entries, in gpu_index order */
+    double energy_j;             /* all GPUs */
+    double uncertainty_j;
+    double mean_power_w;
+    double host_cpu_pct;         /* time-weighted host_cpu_busy_pct, NAN if none */
+    double proc_cores;           /* d(proc_cpu_ns)/dt, NAN if none */
+    double rapl_j[TRACE_RAPL_MAX]; /* per RAPL domain, NAN if none */
+    unsigned flags;              /* OR of the GPUs' flags */
+    enum verdict verdict;
+    char evidence[EVIDENCE_MAX]; /* "power 63 W = idle 60 W + 2% of the busy range; gpu util 0%; cpu 3%" */
+};
+
+struct stat_summary { double median, p90, p99, max; };
+
+/* A MARK taken from another trace (several hosts), in this trace's
+ * t_mono_ns; see analysis_run_hosts. */
+struct ext_mark {
+    int64_t t_mono_ns, t_wall_ns;
+    const char *label;
+    long line;                           /* in its own trace */
+};
+
+struct analysis_options {
+    const char *start_label, *end_label;
+    const char *idle_start, *idle_end;   /* --idle-window, NULL if not given */
+    double idle_w, busy_w;               /* --idle-w / --busy-w; NAN: from the trace */
+    double compute_frac;                 /* >= this fraction of the busy range: compute (0.5) */
+    double idle_frac;                    /* <= this fraction: GPU idle (0.15) */
+    double cpu_busy_pct;                 /* host CPU busy above this: host-cpu (50) */
+    double proc_busy_cores;              /* traced process above this: host-cpu (0.5) */
+    int ring_samples;                    /* history kept per GPU for late marks (4096) */
+    /* When set, windows come from these marks (sorted by time) instead of
+     * the trace's own MARK rows. */
+    const struct ext_mark *marks;
+    long nmarks;
+};
+
+#define ANALYSIS_MAX_HOSTS 16
+
+struct analysis {
+    const char *path;
+    int nhosts;                   /* traces analysed together (1 for one trace) */
+    const char *host_names[ANALYSIS_MAX_HOSTS];
+    int64_t host_offset_ns[ANALYSIS_MAX_HOSTS]; /* t_wall_ns - t_mono_ns assumed per host */
+    int ngpu;
+    int *gpu_ids;                 /* ngpu gpu_index values, ascending (per host) */
+    int *gpu_host;                /* host of each, NULL with one trace */
+    double *idle_w, *busy_w;      /* per GPU: levels used by the verdict */
+    const char **level_origin;    /* per GPU: "trace percentiles", "flags", "idle window", "power limit" */
+    long nwindows;
+    struct window *windows;
+    long unmatched_starts;        /* start marks with no end mark after them */
+    long unmatched_ends;          /* end marks with no open start before them */
+    long marks, samples, rows;
+    int n_rapl;
+    char *rapl_domain[TRACE_RAPL_MAX];
+    char **labels_seen;           /* distinct MARK labels, in order of first appearance */
+    int nlabels_seen;
+    /* summary over windows */
+    struct stat_summary duration_s, energy_j, mean_power_w;
+    long verdict_count[VERDICT_COUNT];
+    enum verdict verdict;
+    char evidence[EVIDENCE_MAX];
+};
+
+void analysis_default_options(struct analysis_options *o);
+/* Streams PATH once. 0 on success; else an exit code from diag.h, with the
+ * one-line message already printed through diag_error. */
+int analysis_run(const struct analysis_options *o, const char *path, struct analysis *out);
+void analysis_free(struct analysis *a);
+
+struct host_trace;
+/* Several traces (one per host, see hosts.h) on one timeline (t_wall_ns):
+ * the start/end labels may be "HOST:LABEL"; windows from those marks are
+ * measured on every host's GPUs. One host: analysis_run. */
+int analysis_run_hosts(const struct analysis_options *o, struct host_trace *hosts, int nhosts,
+                       struct analysis *out);
+
+const char *verdict_name(enum verdict v);        /* "compute", "waiting", ... */
+const char *energy_source_name(enum energy_source s); /* "gpu_energy_mJ counter", ... */
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * analysis_edges.c — window edges: from a MARK to cumulative values on
+ * every stream, and from two edges to a window's numbers.
+ *
+ * An edge is resolved quantity by quantity as soon as the readings around
+ * its time are in: at once when the mark arrives after later samples (the
+ * integrators keep a ring of recent history), or when the next samples come
+ * in. A quantity that never had a reading, or stops being recorded, gives
+ * NAN rather than holding the edge open forever.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+#include "diag.h"
+
+static int add_pending(struct ctx *c, struct active *act)
+{
+    if (act->pending)
+        return 0;
+    if (c->npend == c->cap_pend) {
+        long ncap = c->cap_pend ? c->cap_pend * 2 : 16;
+        struct active **n = realloc(c->pend, sizeof *n * (size_t)ncap);
+        if (!n)
+            return -1;
+        c->pend = n;
+        c->cap_pend = ncap;
+    }
+    c->pend[c->npend++] = act;
+    act->pending = 1;
+    return 0;
+}
+
+void mark_all_pending(struct ctx *c)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        long n = kind == 0 ? c->a->nwindows : c->nidle;
+        for (long i = 0; i < n; i++)
+            if (c->act_of[kind][i])
+                add_pending(c, c->act_of[kind][i]);
+    }
+}
+
+struct active *find_active(struct ctx *c, int kind, long id)
+{
+    return c->act_of[kind][id];
+}
+
+static struct window *window_of(struct ctx *c, int kind, long id)
+{
+    return kind == 0 ? &c->a->windows[id] : &c->idle[id];
+}
+
+int open_window(struct ctx *c, int kind, const struct trace_row *r)
+{
+    struct window **arr = kind == 0 ? &c->a->windows : &c->idle;
+    long *n = kind == 0 ? &c->a->nwindows : &c->nidle;
+    if (*n == c->cap_act[kind]) {
+        long ncap = c->cap_act[kind] ? c->cap_act[kind] * 2 : 64;
+        struct window *nw = realloc(*arr, sizeof *nw * (size_t)ncap);
+        if (!nw)
+            return -1;
+        *arr = nw;
+        struct active **na = realloc(c->act_of[kind], sizeof *na * (size_t)ncap);
+        if (!na)
+            return -1;
+        c->act_of[kind] = na;
+        c->cap_act[kind] = ncap;
+    }
+    long id = (*n)++;
+    struct window *w = &(*arr)[id];
+    memset(w, 0, sizeof *w);
+    w->index = id + 1;
+    w->start_label = c->pair[kind].start_label;
+    w->end_label = c->pair[kind].end_label;
+    w->t_start_ns = r->t_mono_ns;
+    w->wall_start_ns = r->t_wall_ns;
+    w->start_line = r->line;
+    struct active *act = calloc(1, sizeof *act);
+    c->act_of[kind][id] = act;
+    if (!act)
+        return -1;
+    act->kind = kind;
+    act->id = id;
+    c->nactive++;
+    return set_edge(c, act, 0, r);
+}
+
+int set_edge(struct ctx *c, struct active *act, int which, const struct trace_row *r)
+{
+    act->have[which] = 1;
+    act->t[which] = r->t_mono_ns;
+    act->line[which] = r->line;
+    if (which == 1) {
+        struct window *w = window_of(c, act->kind, act->id);
+        w->t_end_ns = r->t_mono_ns;
+        w->wall_end_ns = r->t_wall_ns;
+        w->end_line = r->line;
+    }
+    return add_pending(c, act);
+}
+
+static int too_old(struct ctx *c, const struct active *act, int which)
+{
+    /* the message is printed once; callers stop at the first error */
+    diag_error("%s:%ld: column t_mono_ns: MARK at %lld ns is older than the %d samples kept per "
+               "stream; it arrived too late after its own time", c->path, act->line[which],
+               (long long)act->t[which], c->opt->ring_samples);
+    return -1;
+}
+
+/* Resolves what it can of point p of integrator ig at time t. 1 when the
+ * point is complete, 0 when it waits, -1 when t has left the ring. */
+static int resolve_point(const struct integrator *ig, struct point *p, int64_t t,
+                         int inclusive, int with_count, int eof)
+{
+    int64_t latest = integ_latest_sample(ig);
+    for (int q = 0; q < ig->nq; q++) {
+        unsigned bit = 1u << q;
+        if (p->done & bit)
+            continue;
+        double v;
+        switch (integ_cum_at(ig, q, t, &v)) {
+        case INTEG_OK:
+            p->cum[q] = v;
+            p->done |= bit;
+            break;
+        case INTEG_NO_DATA:
+            p->cum[q] = NAN;
+            p->done |= bit;
+            p->nodata |= bit;
+            break;
+        case INTEG_TOO_OLD:
+            return -1;
+        case INTEG_PENDING:
+            if (eof && integ_cum_after_end(ig, q, t, &v) == INTEG_OK) {
+                p->cum[q] = v;
+                p->done |= bit;
+                break;
+            }
+            if (eof || (integ_last_time(ig, q) == INT64_MIN && latest >= t)
+                || (latest != INT64_MIN && latest - t > EDGE_STALE_NS)) {
+                p->cum[q] = NAN;
+                p->done |= bit;
+                if (eof || integ_last_time(ig, q) != INT64_MIN)
+                    p->late |= bit;
+            }
+            break;
+        }
+    }
+    if (with_count && !(p->done & COUNT_DONE)) {
+        switch (integ_count_before(ig, t, inclusive, &p->n, p->reasons)) {
+        case INTEG_OK:
+            p->done |= COUNT_DONE;
+            break;
+        case INTEG_TOO_OLD:
+            return -1;
+        default:
+            if (eof) {
+                p->n = ig->count;
+                memcpy(p->reasons, ig->cur_reasons, sizeof p->reasons);
+                p->done |= COUNT_DONE;
+            }
+        }
+    }
+    unsigned all = (ig->nq >= 31 ? ~0u : (1u << ig->nq) - 1) | (with_count ? COUNT_DONE : 0);
+    return (p->done & all) == all;
+}
+
+/* Resolves both edges; done[which] tells whether each is complete.
+ * -1 when an edge has left the ring. */
+static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2])
+{
+    for (int which = 0; which < 2; which++) {
+        done[which] = act->have[which];
+        if (!act->have[which])
+            continue;
+        for (int s = 0; s < c->ngpu; s++) {
+            int rc = resolve_point(&c->gpu[s].ig, &act->gpu[which][s], act->t[which], which, 1, eof);
+            if (rc < 0)
+                return too_old(c, act, which);
+            done[which] &= rc;
+        }
+        int rc = resolve_point(&c->host, &act->host[which], act->t[which], which, 0, eof);
+        if (rc < 0)
+            return too_old(c, act, which);
+        done[which] &= rc;
+    }
+    return 0;
+}
+
+static double diff(const struct point *ps, const struct point *pe, int q)
+{
+    return pe->cum[q] - ps->cum[q];
+}
+
+/* Both edges known: the window's numbers (levels and verdict come later). */
+static int finish_window(struct ctx *c, struct active *act)
+{
+    struct window *w = window_of(c, act->kind, act->id);
+    double dur = (double)(act->t[1] - act->t[0]) / 1e9;
+    w->duration_s = dur;
+    w->ngpu = c->ngpu;
+    w->gpu = calloc((size_t)(c->ngpu ? c->ngpu : 1), sizeof *w->gpu);
+    if (!w->gpu)
+        return -1;
+    for (int s = 0; s < c->ngpu; s++) {
+        struct gpu_stream *gs = &c->gpu[s];
+        struct window_gpu *g = &w->gpu[s];
+        const struct point *ps = &act->gpu[0][s], *pe = &act->gpu[1][s];
+        g->gpu = gs->id;
+        g->energy_counter_j = diff(ps, pe, QG_COUNTER);
+        g->energy_instant_j = diff(ps, pe, QG_INSTANT);
+        g->energy_average_j = diff(ps, pe, QG_AVERAGE);
+        g->util_pct = diff(ps, pe, QG_UTIL) / dur;
+        g->samples = pe->n - ps->n;
+        for (int b = 0; b < ANALYSIS_REASON_BITS; b++)
+            g->reason_counts[b] = pe->reasons[b] - ps->reasons[b];
+        g->max_gap_s = fmax(gap_max_since(&gs->gaps, ps->n - 1),
+                            integ_max_gap_s(&gs->ig, act->t[0], act->t[1]));
+        g->power_limit_w = gs->power_limit_w;
+        g->counter_step_s = NAN;
+        static const int order[3] = { QG_COUNTER, QG_INSTANT, QG_AVERAGE };
+        static const enum energy_source src[3] = { SOURCE_COUNTER, SOURCE_INSTANT, SOURCE_AVERAGE };
+        g->source = SOURCE_NONE;
+        g->energy_j = NAN;
+        unsigned nodata = 0, late = 0;
+        for (int i = 0; i < 3; i++) {
+            nodata |= ps->nodata & (1u << order[i]);
+            late |= pe->late & (1u << order[i]);
+            double e = diff(ps, pe, order[i]);
+            if (!isnan(e) && g->source == SOURCE_NONE) {
+                g->source = src[i];
+                g->energy_j = e;
+            }
+        }
+        g->mean_power_w = g->energy_j / dur;
+        if (g->source == SOURCE_NONE)
+            g->flags |= nodata ? WINDOW_BEFORE_TRACE : late ? WINDOW_INCOMPLETE : WINDOW_NO_POWER;
+        if (g->samples < 2)
+            g->flags |= WINDOW_FEW_SAMPLES;
+        w->flags |= g->flags;
+    }
+    if (c->ngpu == 0)
+        w->flags |= WINDOW_NO_POWER;
+    const struct point *hs = &act->host[0], *he = &act->host[1];
+    w->host_cpu_pct = diff(hs, he, QH_CPU) / dur;
+    w->proc_cores = diff(hs, he, QH_PROC) / dur;
+    for (int k = 0; k < TRACE_RAPL_MAX; k++)
+        w->rapl_j[k] = NAN;
+    if (c->n_rapl)
+        for (int k = 0; k < c->n_rapl; k++)
+            w->rapl_j[k] = diff(hs, he, QH_RAPL0 + k);
+    else
+        w->rapl_j[0] = diff(hs, he, QH_RAPL_RAW);
+    return 0;
+}
+
+int resolve_pending(struct ctx *c, int eof)
+{
+    long kept = 0;
+    for (long i = 0; i < c->npend; i++) {
+        struct active *act = c->pend[i];
+        int done[2];
+        if (resolve_active(c, act, eof, done) != 0)
+            return EXIT_USAGE;
+        if (done[0] && done[1]) {
+            if (finish_window(c, act) != 0) {
+                diag_error("out of memory");
+                return EXIT_RUNTIME;
+            }
+            c->act_of[act->kind][act->id] = NULL;
+            c->nactive--;
+            free(act);
+            continue;
+        }
+        if (done[0] && !act->have[1]) {
+            act->pending = 0;   /* waits for its end mark, off the list */
+            continue;
+        }
+        c->pend[kept++] = act;
+    }
+    c->npend = kept;
+    return EXIT_OK;
+}
+
+/* The evicted-gap stack: gaps that left a GPU's ring, kept as a stack of
+ * decreasing size, so the largest gap since any sample index is the first
+ * entry at or after that index. Equal gaps (to 0.1 ms) collapse. */
+int gap_push(struct gap_stack *s, long idx, int64_t gap)
+{
+    int64_t q = gap / 100000;
+    while (s->n > 0 && s->gap[s->n - 1] / 100000 <= q)
+        s->n--;
+    if (s->n == s->cap) {
+        long ncap = s->cap ? s->cap * 2 : 64;
+        long *ni = realloc(s->idx, sizeof *ni * (size_t)ncap);
+        if (!ni)
+            return -1;
+        s->idx = ni;
+        int64_t *ng = realloc(s->gap, sizeof *ng * (size_t)ncap);
+        if (!ng)
+            return -1;
+        s->gap = ng;
+        s->cap = ncap;
+    }
+    s->idx[s->n] = idx;
+    s->gap[s->n++] = gap;
+    return 0;
+}
+
+double gap_max_since(const struct gap_stack *s, long idx)
+{
+    long lo = 0, hi = s->n;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (s->idx[mid] >= idx)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo < s->n ? (double)s->gap[lo] / 1e9 : 0;
+}

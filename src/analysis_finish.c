@@ -1,0 +1,204 @@
+/*
+ * analysis_finish.c — after the last row: close what can be closed, drop
+ * unmatched starts, then per-GPU levels and counter steps, each window's
+ * uncertainty and verdict, and the summary percentiles.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+#include "diag.h"
+
+int finish_trace(struct ctx *c)
+{
+    for (int s = 0; s < c->ngpu; s++)
+        integ_finish(&c->gpu[s].ig);
+    integ_finish(&c->host);
+    int rc = resolve_pending(c, 1);
+    if (rc != EXIT_OK)
+        return rc;
+    /* Whatever is still active never saw its end mark. */
+    for (int kind = 0; kind < 2; kind++) {
+        struct window *arr = kind == 0 ? c->a->windows : c->idle;
+        long *n = kind == 0 ? &c->a->nwindows : &c->nidle;
+        long kept = 0;
+        for (long i = 0; i < *n; i++) {
+            if (c->act_of[kind][i]) {
+                free(c->act_of[kind][i]);
+                c->act_of[kind][i] = NULL;
+                if (kind == 0)
+                    c->a->unmatched_starts++;
+                continue;
+            }
+            arr[kept] = arr[i];
+            arr[kept].index = kept + 1;
+            kept++;
+        }
+        *n = kept;
+    }
+    c->nactive = 0;
+    c->npend = 0;
+    c->a->unmatched_ends = c->pair[0].unmatched_ends;
+    return EXIT_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentiles of the non-NAN values (reorders v). */
+struct stat_summary stat_summarize(double *v, long n)
+{
+    long m = 0;
+    for (long i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[m++] = v[i];
+    struct stat_summary s = { NAN, NAN, NAN, NAN };
+    if (m == 0)
+        return s;
+    qsort(v, (size_t)m, sizeof *v, cmp_double);
+    double *p[3] = { &s.median, &s.p90, &s.p99 };
+    static const double pct[3] = { 50, 90, 99 };
+    for (int i = 0; i < 3; i++) {
+        long r = (long)ceil(pct[i] / 100 * (double)m);
+        *p[i] = v[r < 1 ? 0 : r - 1];
+    }
+    s.max = v[m - 1];
+    return s;
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+    const struct window_gpu *x = a, *y = b;
+    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+/* Levels, steps, uncertainty and verdict for one window. */
+static void finish_one(struct ctx *c, struct window *w, const double *step, const double *idle,
+                       const double *busy)
+{
+    w->energy_j = 0;
+    w->uncertainty_j = 0;
+    int any = 0;
+    for (int s = 0; s < w->ngpu; s++) {
+        struct window_gpu *g = &w->gpu[s];
+        g->idle_w = idle[s];
+        g->busy_w = busy[s];
+        if (g->source == SOURCE_COUNTER) {
+            g->counter_step_s = step[s];
+            if (!isnan(step[s]) && w->duration_s < step[s])
+                g->flags |= WINDOW_UNDER_STEP;
+        }
+        g->uncertainty_j = energy_uncertainty_j(g, w->duration_s);
+        w->flags |= g->flags;
+        if (!isnan(g->energy_j)) {
+            w->energy_j += g->energy_j;
+            w->uncertainty_j += g->uncertainty_j;
+            any = 1;
+        }
+    }
+    if (!any) {
+        w->energy_j = NAN;
+        w->uncertainty_j = NAN;
+    }
+    w->mean_power_w = w->energy_j / w->duration_s;
+    verdict_window(c->opt, w);
+    if (c->proc_exit_ns <= w->t_end_ns) {
+        size_t len = strlen(w->evidence);
+        snprintf(w->evidence + len, sizeof w->evidence - len, "; the traced process had exited %s",
+                 c->proc_exit_ns <= w->t_start_ns ? "before the window" : "during the window");
+    }
+}
+
+void finish_analysis(struct ctx *c)
+{
+    struct analysis *a = c->a;
+    int n = c->ngpu;
+    double step[ANALYSIS_MAX_GPUS], idle[ANALYSIS_MAX_GPUS], busy[ANALYSIS_MAX_GPUS];
+    const char *origin[ANALYSIS_MAX_GPUS];
+    /* windows list GPUs in stream order; sort them by gpu_index */
+    for (long i = 0; i < a->nwindows; i++)
+        qsort(a->windows[i].gpu, (size_t)a->windows[i].ngpu, sizeof *a->windows[i].gpu, cmp_gpu);
+    for (long i = 0; i < c->nidle; i++)
+        qsort(c->idle[i].gpu, (size_t)c->idle[i].ngpu, sizeof *c->idle[i].gpu, cmp_gpu);
+    int order[ANALYSIS_MAX_GPUS];
+    for (int s = 0; s < n; s++)
+        order[s] = s;
+    for (int i = 1; i < n; i++)               /* insertion sort by id */
+        for (int j = i; j > 0 && c->gpu[order[j - 1]].id > c->gpu[order[j]].id; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    a->ngpu = n;
+    a->gpu_ids = calloc(ANALYSIS_MAX_GPUS, sizeof *a->gpu_ids);
+    a->idle_w = calloc(ANALYSIS_MAX_GPUS, sizeof *a->idle_w);
+    a->busy_w = calloc(ANALYSIS_MAX_GPUS, sizeof *a->busy_w);
+    a->level_origin = calloc(ANALYSIS_MAX_GPUS, sizeof *a->level_origin);
+    for (int i = 0; i < n; i++) {
+        struct gpu_stream *g = &c->gpu[order[i]];
+        const struct power_hist *h = g->hist_instant->n ? g->hist_instant : g->hist_average;
+        verdict_levels(h, g->power_limit_w, &idle[i], &busy[i], &origin[i]);
+        for (long k = 0; k < c->nidle; k++) {
+            if (c->idle[k].ngpu > i && !isnan(c->idle[k].gpu[i].mean_power_w)) {
+                idle[i] = c->idle[k].gpu[i].mean_power_w;
+                origin[i] = "--idle-window";
+                break;
+            }
+        }
+        if (!isnan(c->opt->idle_w)) {
+            idle[i] = c->opt->idle_w;
+            origin[i] = "--idle-w";
+        }
+        if (!isnan(c->opt->busy_w))
+            busy[i] = c->opt->busy_w;
+        step[i] = integ_counter_step_s(&g->ig);
+        a->gpu_ids[i] = g->id;
+        a->idle_w[i] = idle[i];
+        a->busy_w[i] = busy[i];
+        a->level_origin[i] = origin[i];
+    }
+    double *v = malloc(sizeof *v * (size_t)(a->nwindows ? a->nwindows : 1));
+    for (long i = 0; i < a->nwindows; i++)
+        finish_one(c, &a->windows[i], step, idle, busy);
+    if (v) {
+        for (long i = 0; i < a->nwindows; i++)
+            v[i] = a->windows[i].duration_s;
+        a->duration_s = stat_summarize(v, a->nwindows);
+        for (long i = 0; i < a->nwindows; i++)
+            v[i] = a->windows[i].energy_j;
+        a->energy_j = stat_summarize(v, a->nwindows);
+        for (long i = 0; i < a->nwindows; i++)
+            v[i] = a->windows[i].mean_power_w;
+        a->mean_power_w = stat_summarize(v, a->nwindows);
+        free(v);
+    }
+    verdict_summary(a);
+}
+
+void free_ctx(struct ctx *c)
+{
+    for (int s = 0; s < c->ngpu; s++) {
+        integ_free(&c->gpu[s].ig);
+        free(c->gpu[s].hist_instant);
+        free(c->gpu[s].hist_average);
+        free(c->gpu[s].gaps.idx);
+        free(c->gpu[s].gaps.gap);
+    }
+    integ_free(&c->host);
+    for (int kind = 0; kind < 2; kind++) {
+        long n = kind == 0 ? c->a->nwindows : c->nidle;
+        for (long i = 0; c->act_of[kind] && i < n; i++)
+            free(c->act_of[kind][i]);
+        free(c->act_of[kind]);
+        pairing_free(&c->pair[kind]);
+    }
+    for (long i = 0; i < c->nidle; i++)
+        free(c->idle[i].gpu);
+    free(c->idle);
+    free(c->pend);
+}

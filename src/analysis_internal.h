@@ -1,0 +1,93 @@
+/*
+ * analysis_internal.h — the state of one analysis pass, shared by
+ * analysis.c (rows in), analysis_edges.c (window edges resolved against the
+ * integrators) and analysis_finish.c (levels, verdicts, summary). Not for
+ * other users: they see analysis.h.
+ */
+#ifndef FLINCH_ANALYSIS_INTERNAL_H
+#define FLINCH_ANALYSIS_INTERNAL_H
+
+#include "analysis.h"
+#include "integrate.h"
+#include "verdict.h"
+#include "windows.h"
+
+#define ANALYSIS_MAX_GPUS 16
+#define LABELS_SEEN_MAX 32
+/* An edge still waiting for a quantity this long after its time gives up
+ * on it (NAN): the column stopped being recorded. */
+#define EDGE_STALE_NS (5 * 1000000000LL)
+
+enum { QG_COUNTER, QG_INSTANT, QG_AVERAGE, QG_UTIL, QG_N };      /* per GPU */
+enum { QH_CPU, QH_PROC, QH_RAPL_RAW, QH_RAPL0 };                 /* host */
+
+struct gap_stack { long *idx; int64_t *gap; long n, cap; };
+
+struct gpu_stream {
+    int id;                        /* gpu_index */
+    struct integrator ig;
+    struct power_hist *hist_instant, *hist_average;
+    double power_limit_w;
+    struct gap_stack gaps;         /* gaps that left the ring */
+};
+
+#define COUNT_DONE (1u << 30)
+
+/* One window edge as seen by one stream. */
+struct point {
+    double cum[INTEG_MAX_Q];
+    unsigned done;                 /* bit q: cum[q] known; COUNT_DONE: n known */
+    unsigned nodata;               /* bit q: the edge is before q's first reading */
+    unsigned late;                 /* bit q: gave up (end of trace, or stale) */
+    long n;                        /* samples before the edge */
+    uint32_t reasons[INTEG_REASON_BITS];
+};
+
+/* A window whose edges are still being gathered. */
+struct active {
+    int kind;                      /* 0: a window; 1: an --idle-window window */
+    long id;
+    int have[2];                   /* start / end mark seen */
+    int64_t t[2];
+    long line[2];
+    int pending;                   /* in ctx.pend */
+    struct point gpu[2][ANALYSIS_MAX_GPUS];
+    struct point host[2];
+};
+
+struct ctx {
+    const struct analysis_options *opt;
+    struct analysis *a;
+    const char *path;
+    struct trace_reader *tr;
+    struct gpu_stream gpu[ANALYSIS_MAX_GPUS];   /* in order of appearance */
+    int ngpu;
+    struct integrator host;
+    int n_rapl;
+    struct pairing pair[2];
+    struct active **act_of[2];     /* by window id; NULL once finished */
+    long cap_act[2];
+    long nactive;
+    struct active **pend;          /* actives with an unresolved edge */
+    long npend, cap_pend;
+    struct window *idle;           /* --idle-window windows */
+    long nidle, cap_idle;
+    int64_t proc_exit_ns;          /* first row where the traced process was gone ('X'), or INT64_MAX */
+    int seen_start, seen_end;
+    long first_start_line, last_end_line;
+};
+
+int open_window(struct ctx *c, int kind, const struct trace_row *r);
+int set_edge(struct ctx *c, struct active *act, int which, const struct trace_row *r);
+struct active *find_active(struct ctx *c, int kind, long id);
+void mark_all_pending(struct ctx *c);
+/* Resolves what can be resolved; at eof, everything. An exit code. */
+int resolve_pending(struct ctx *c, int eof);
+int finish_trace(struct ctx *c);
+void finish_analysis(struct ctx *c);
+void free_ctx(struct ctx *c);
+struct stat_summary stat_summarize(double *v, long n);
+int gap_push(struct gap_stack *s, long idx, int64_t gap);
+double gap_max_since(const struct gap_stack *s, long idx);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * csv_reader.c — see csv_reader.h.
+ *
+ * The buffer holds whole records: csv_next() finds where the current record
+ * ends (outside quotes), refilling and growing the buffer only when a record
+ * straddles the end of the data read so far, then cuts the record into
+ * fields in place. Records without any quote take a fast path (memchr for
+ * commas); quoted records are unescaped in place, which is safe because
+ * unescaping only ever shrinks the text.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csv_reader.h"
+
+/* Overridable so the fuzzer (tests/fuzz) can start small and exercise growth. */
+#ifndef CSV_BUF_INIT
+#define CSV_BUF_INIT (1u << 20)
+#endif
+
+int csv_open(struct csv_reader *r, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    r->fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0)
+        return -1;
+    r->cap = CSV_BUF_INIT;
+    r->max_fields = 64;
+    r->buf = malloc(r->cap + 1);
+    r->field = malloc(sizeof *r->field * (size_t)r->max_fields);
+    r->field_len = malloc(sizeof *r->field_len * (size_t)r->max_fields);
+    if (!r->buf || !r->field || !r->field_len) {
+        csv_close(r);
+        errno = ENOMEM;
+        return -1;
+    }
+    r->next_line = 1;
+    return 0;
+}
+
+void csv_close(struct csv_reader *r)
+{
+    if (r->fd > 0)
+        close(r->fd);
+    r->fd = -1;
+    free(r->buf);
+    free(r->field);
+    free(r->field_len);
+    r->buf = NULL;
+    r->field = NULL;
+    r->field_len = NULL;
+}
+
+/* Moves the unread bytes to the front and reads more, growing the buffer
+ * when it is full. Returns bytes read, 0 at end of file, -1 on error. */
+static long fill(struct csv_reader *r)
+{
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+        r->end -= r->pos;
+        r->pos = 0;
+    }
+    if (r->end == r->cap) {
+        char *nb = realloc(r->buf, r->cap * 2 + 1);
+        if (!nb) {
+            errno = ENOMEM;
+            return -1;
+        }
+        r->buf = nb;
+        r->cap *= 2;
+    }
+    for (;;) {
+        ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            r->eof = 1;
+        r->end += (size_t)n;
+        return n;
+    }
+}
+
+static int add_field(struct csv_reader *r, char *start, size_t len)
+{
+    if (r->nfields == r->max_fields) {
+        int nmax = r->max_fields * 2;
+        char **nf = realloc(r->field, sizeof *nf * (size_t)nmax);
+        if (!nf)
+            return -1;
+        r->field = nf;
+        size_t *nl = realloc(r->field_len, sizeof *nl * (size_t)nmax);
+        if (!nl)
+            return -1;
+        r->field_len = nl;
+        r->max_fields = nmax;
+    }
+    start[len] = '\0';
+    r->field[r->nfields] = start;
+    r->field_len[r->nfields] = len;
+    r->nfields++;
+    return 0;
+}
+
+/* Finds the end of the record starting at r->pos: the offset of its
+ * terminating '\n' (outside quotes), or r->end when the data ran out.
+ * Sets *quoted when the record holds a quote and *newlines to the number of
+ * newlines inside quoted fields. */
+static size_t record_end(const struct csv_reader *r, int *quoted, long *newlines, int *inq_at_end)
+{
+    const char *b = r->buf;
+    const char *nl = memchr(b + r->pos, '\n', r->end - r->pos);
+    size_t stop = nl ? (size_t)(nl - b) : r->end;
+    *newlines = 0;
+    *inq_at_end = 0;
+    if (!memchr(b + r->pos, '"', stop - r->pos)) {
+        *quoted = 0;
+        return stop;
+    }
+    *quoted = 1;
+    /* Same rules as split_quoted: a quote opens a quoted field only at the
+     * start of a field; elsewhere it is a literal character (a stray quote
+     * in an unquoted cell must not swallow the rest of the file). A quote
+     * right after the closing one is an escaped "" and reopens. */
+    int inq = 0, at_start = 1, after_close = 0;
+    for (size_t i = r->pos; i < r->end; i++) {
+        char c = b[i];
+        if (inq) {
+            if (c == '"') {
+                inq = 0;
+                after_close = 1;
+            } else if (c == '\n') {
+                (*newlines)++;
+            }
+            continue;
+        }
+        if (c == '"')
+            inq = at_start || after_close;
+        else if (c == '\n')
+            return i;
+        at_start = c == ',';
+        after_close = 0;
+    }
+    *inq_at_end = inq;
+    return r->end;
+}
+
+static int split_plain(struct csv_reader *r, char *s, char *e)
+{
+    for (;;) {
+        char *c = memchr(s, ',', (size_t)(e - s));
+        if (!c)
+            return add_field(r, s, (size_t)(e - s));
+        if (add_field(r, s, (size_t)(c - s)) != 0)
+            return -1;
+        s = c + 1;
+    }
+}
+
+/* Splits a record with quotes, unescaping in place. Text after a closing
+ * quote is kept as is (lenient, like Python's csv module). */
+static int split_quoted(struct csv_reader *r, char *s, char *e)
+{
+    char *w = s, *fstart = s;
+    int inq = 0, at_start = 1;
+    for (char *p = s; p < e; p++) {
+        char c = *p;
+        if (inq) {
+            if (c == '"') {
+                if (p + 1 < e && p[1] == '"') {
+                    *w++ = '"';
+                    p++;
+                } else {
+                    inq = 0;
+                }
+            } else {
+                *w++ = c;
+            }
+        } else if (c == '"' && at_start) {
+            inq = 1;
+            at_start = 0;
+        } else if (c == ',') {
+            if (add_field(r, fstart, (size_t)(w - fstart)) != 0)
+                return -1;
+            w = fstart = p + 1;
+            at_start = 1;
+        } else {
+            *w++ = c;
+            at_start = 0;
+        }
+    }
+    return add_field(r, fstart, (size_t)(w - fstart));
+}
+
+int csv_next(struct csv_reader *r)
+{
+    int quoted, inq;
+    long newlines;
+    size_t stop;
+    for (;;) {
+        stop = record_end(r, &quoted, &newlines, &inq);
+        if (stop < r->end || r->eof)
+            break;
+        if (fill(r) < 0)
+            return -1;
+    }
+    if (r->pos == r->end)
+        return 0;
+    r->nfields = 0;
+    r->line = r->next_line;
+    r->next_line += 1 + newlines;
+    r->no_newline = stop == r->end;
+    r->open_quote = r->no_newline && inq;
+    char *s = r->buf + r->pos, *e = r->buf + stop;
+    r->pos = r->no_newline ? stop : stop + 1;
+    if (e > s && e[-1] == '\r' && !(r->open_quote))
+        e--;
+    int rc = quoted ? split_quoted(r, s, e) : split_plain(r, s, e);
+    if (rc != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 1;
+}

@@ -1,0 +1,40 @@
+/*
+ * csv_reader.h — a streaming RFC 4180 CSV tokenizer.
+ *
+ * Owns: reading a file through one big buffer and splitting it into
+ * records and fields, without a malloc per row. Fields point into the
+ * buffer (NUL-terminated in place, quotes removed and "" unescaped) and stay
+ * valid until the next csv_next(). A record may end in LF or CRLF; quoted
+ * fields may hold commas, quotes and newlines. The last record of a file may
+ * lack its newline (a writer that was killed): it is still returned, with
+ * no_newline set, so the caller can decide whether it is complete.
+ */
+#ifndef FLINCH_CSV_READER_H
+#define FLINCH_CSV_READER_H
+
+#include <stddef.h>
+
+struct csv_reader {
+    const char *path;     /* for messages; "-" reads stdin */
+    long line;            /* line number where the current record starts (1-based) */
+    int nfields;          /* fields in the current record */
+    char **field;         /* field[i]: NUL-terminated text of field i */
+    size_t *field_len;    /* its length in bytes */
+    int no_newline;       /* current record ended at end of file without a newline */
+    int open_quote;       /* ... and inside an unterminated quoted field */
+    /* private */
+    int fd;
+    char *buf;
+    size_t cap, pos, end;
+    int eof;
+    int max_fields;
+    long next_line;
+};
+
+/* 0, or -1 with errno set (the file could not be opened / no memory). */
+int csv_open(struct csv_reader *r, const char *path);
+/* Reads the next record: 1, 0 at end of file, -1 on a read error (errno). */
+int csv_next(struct csv_reader *r);
+void csv_close(struct csv_reader *r);
+
+#endif

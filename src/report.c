@@ -1,0 +1,196 @@
+/*
+ * report.c — see report.h. Text first prints the original analyze_trace.py's
+ * three lines for the first window (same names, same precision), so scripts
+ * written for it keep working, then flinch's own lines.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+#define APPROX "\xe2\x89\x88"   /* the original's "≈" */
+
+void window_flags_str(unsigned flags, char *buf, size_t cap)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        { WINDOW_INCOMPLETE, "incomplete" }, { WINDOW_BEFORE_TRACE, "before-trace" },
+        { WINDOW_FEW_SAMPLES, "few-samples" }, { WINDOW_UNDER_STEP, "under-counter-step" },
+        { WINDOW_NO_POWER, "no-power" },
+    };
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((flags & names[i].bit) && len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? "," : "", names[i].name);
+}
+
+/* How the energy of window w was obtained, for the compatibility line. */
+static void source_note(const struct window *w, char *buf, size_t cap)
+{
+    const struct window_gpu *g = NULL;
+    for (int i = 0; i < w->ngpu && !g; i++)
+        if (w->gpu[i].source != SOURCE_NONE)
+            g = &w->gpu[i];
+    if (!g) {
+        snprintf(buf, cap, "no power readings for this window");
+        return;
+    }
+    size_t len = 0;
+    if (w->ngpu > 1)
+        len = (size_t)snprintf(buf, cap, "%d GPUs, ", w->ngpu);
+    switch (g->source) {
+    case SOURCE_COUNTER:
+        snprintf(buf + len, cap - len, "gpu_energy_mJ counter interpolated to the marks, "
+                 "+-%.3f J (counter step %.1f ms at the mean power)",
+                 w->uncertainty_j, g->counter_step_s * 1e3);
+        break;
+    case SOURCE_INSTANT:
+        snprintf(buf + len, cap - len, "trapezoid over gpu_power_instant_W with exact edges, "
+                 "+-%.3f J (max gap %.1f ms)", w->uncertainty_j, g->max_gap_s * 1e3);
+        break;
+    default:
+        snprintf(buf + len, cap - len, "trapezoid over gpu_power_W, a 1 s average on Ampere+: "
+                 "+-%.3f J (1 s of the busy range)", w->uncertainty_j);
+        break;
+    }
+}
+
+/* "gpu 0", or "node2 gpu 0" when several hosts' traces were analysed. */
+static const char *gpu_name(const struct analysis *a, int host, int gpu, char *buf, size_t cap)
+{
+    if (a->nhosts > 1)
+        snprintf(buf, cap, "%s gpu %d", a->host_names[host], gpu);
+    else
+        snprintf(buf, cap, "gpu %d", gpu);
+    return buf;
+}
+
+static double window_util(const struct window *w)
+{
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < w->ngpu; i++)
+        if (!isnan(w->gpu[i].util_pct)) {
+            sum += w->gpu[i].util_pct;
+            n++;
+        }
+    return n ? sum / n : NAN;
+}
+
+static void text_compat(FILE *out, const struct window *w)
+{
+    char note[256];
+    fprintf(out, "duration_s=%.6f\n", w->duration_s);
+    source_note(w, note, sizeof note);
+    if (isnan(w->energy_j))
+        fprintf(out, "gpu_energy_J" APPROX "(n/a)  # %s\n", note);
+    else
+        fprintf(out, "gpu_energy_J" APPROX "%.3f  # %s\n", w->energy_j, note);
+    double u = window_util(w);
+    if (!isnan(u))
+        fprintf(out, "avg_gpu_util_pct" APPROX "%.2f\n", u);
+}
+
+static void text_window(FILE *out, const struct analysis *a, const struct window *w)
+{
+    char flags[128];
+    window_flags_str(w->flags, flags, sizeof flags);
+    fprintf(out, "window %ld: %s -> %s  %.6f s  (lines %ld-%ld)%s%s\n", w->index, w->start_label,
+            w->end_label, w->duration_s, w->start_line, w->end_line, *flags ? "  flags: " : "", flags);
+    for (int i = 0; i < w->ngpu; i++) {
+        const struct window_gpu *g = &w->gpu[i];
+        char name[96];
+        fprintf(out, "  %s: energy %.3f J +-%.3f (%s), mean power %.1f W, util %.1f%%, "
+                "%ld samples, max gap %.1f ms", gpu_name(a, g->host, g->gpu, name, sizeof name),
+                g->energy_j, g->uncertainty_j,
+                energy_source_name(g->source), g->mean_power_w, g->util_pct, g->samples,
+                g->max_gap_s * 1e3);
+        if (!isnan(g->power_limit_w))
+            fprintf(out, ", power limit %.0f W", g->power_limit_w);
+        fprintf(out, "\n");
+    }
+    if (w->ngpu > 1)
+        fprintf(out, "  all GPUs: energy %.3f J +-%.3f, mean power %.1f W\n", w->energy_j,
+                w->uncertainty_j, w->mean_power_w);
+    int host = !isnan(w->host_cpu_pct) || !isnan(w->proc_cores);
+    for (int k = 0; k < a->n_rapl; k++)
+        host |= !isnan(w->rapl_j[k]);
+    if (host) {
+        fprintf(out, "  host:");
+        if (!isnan(w->host_cpu_pct))
+            fprintf(out, " cpu busy %.1f%%", w->host_cpu_pct);
+        if (!isnan(w->proc_cores))
+            fprintf(out, " process %.2f cores", w->proc_cores);
+        for (int k = 0; k < a->n_rapl; k++)
+            if (!isnan(w->rapl_j[k]))
+                fprintf(out, " rapl %s %.3f J", a->rapl_domain[k], w->rapl_j[k]);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "  verdict=%s  %s\n", verdict_name(w->verdict), w->evidence);
+}
+
+static void text_summary(FILE *out, const struct analysis *a)
+{
+    fprintf(out, "windows=%ld unmatched_starts=%ld unmatched_ends=%ld\n", a->nwindows,
+            a->unmatched_starts, a->unmatched_ends);
+    const struct { const char *name; const struct stat_summary *s; const char *fmt; } rows[] = {
+        { "duration_s", &a->duration_s, "%s median=%.6f p90=%.6f p99=%.6f max=%.6f\n" },
+        { "energy_J", &a->energy_j, "%s median=%.3f p90=%.3f p99=%.3f max=%.3f\n" },
+        { "mean_power_W", &a->mean_power_w, "%s median=%.1f p90=%.1f p99=%.1f max=%.1f\n" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        fprintf(out, rows[i].fmt, rows[i].name, rows[i].s->median, rows[i].s->p90, rows[i].s->p99,
+                rows[i].s->max);
+    fprintf(out, "verdict=%s  %s\n", verdict_name(a->verdict), a->evidence);
+}
+
+static void text_table(FILE *out, const struct analysis *a)
+{
+    fprintf(out, "%6s %14s %12s %11s %9s %8s %6s %6s %7s %8s %s\n", "window", "start_s",
+            "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples", "gap_ms",
+            "verdict");
+    for (long i = 0; i < a->nwindows; i++) {
+        const struct window *w = &a->windows[i];
+        long samples = 0;
+        double gap = 0;
+        for (int k = 0; k < w->ngpu; k++) {
+            samples += w->gpu[k].samples;
+            gap = fmax(gap, w->gpu[k].max_gap_s);
+        }
+        fprintf(out, "%6ld %14.6f %12.6f %11.3f %9.3f %8.1f %6.1f %6.1f %7ld %8.1f %s\n",
+                w->index, (double)w->t_start_ns / 1e9, w->duration_s, w->energy_j,
+                w->uncertainty_j, w->mean_power_w, window_util(w), w->host_cpu_pct, samples,
+                gap * 1e3, verdict_name(w->verdict));
+    }
+}
+
+void report_write(FILE *out, const struct analysis *a, const struct report_options *ro)
+{
+    if (ro->format == REPORT_CSV) {
+        report_csv(out, a);
+        return;
+    }
+    if (ro->format == REPORT_JSON) {
+        report_json(out, a);
+        return;
+    }
+    if (a->nwindows == 0)
+        return;
+    text_compat(out, &a->windows[0]);
+    for (int h = 0; a->nhosts > 1 && h < a->nhosts; h++)
+        fprintf(out, "host %s: t_wall_ns - t_mono_ns = %lld ns (wall clocks assumed synchronised)\n",
+                a->host_names[h], (long long)a->host_offset_ns[h]);
+    for (int i = 0; i < a->ngpu; i++) {
+        char name[96];
+        fprintf(out, "levels %s: idle %.1f W, busy %.1f W (%s)\n",
+                gpu_name(a, a->gpu_host ? a->gpu_host[i] : 0, a->gpu_ids[i], name, sizeof name),
+                a->idle_w[i], a->busy_w[i], a->level_origin[i]);
+    }
+    if (ro->windows_table) {
+        text_table(out, a);
+    } else {
+        text_window(out, a, &a->windows[0]);
+    }
+    if (a->nwindows > 1 || a->unmatched_starts || a->unmatched_ends || ro->windows_table)
+        text_summary(out, a);
+}

@@ -1,0 +1,30 @@
+/*
+ * report.h — analyze's output: the original's three lines, the text report,
+ * the --windows table, and --format csv / json.
+ *
+ * Owns formatting only; every number comes from struct analysis.
+ */
+#ifndef FLINCH_REPORT_H
+#define FLINCH_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+
+enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_JSON };
+
+struct report_options {
+    enum report_format format;
+    int windows_table;     /* --windows: one row per window in the text report */
+};
+
+void report_write(FILE *out, const struct analysis *a, const struct report_options *ro);
+
+/* The machine formats (report_machine.c). */
+void report_csv(FILE *out, const struct analysis *a);
+void report_json(FILE *out, const struct analysis *a);
+
+/* Text of a window's flags: "incomplete, few-samples", "" when none. */
+void window_flags_str(unsigned flags, char *buf, size_t cap);
+
+#endif

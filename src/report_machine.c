@@ -1,0 +1,243 @@
+/*
+ * report_machine.c — `flinch analyze --format csv|json`: one row / object
+ * per window with every number analysis.h holds, for scripts and for
+ * plot/export. Unknown numbers are empty cells in CSV and null in JSON.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+static void csv_str(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void csv_num(FILE *out, const char *fmt, double v)
+{
+    fputc(',', out);
+    if (!isnan(v) && !isinf(v))
+        fprintf(out, fmt, v);
+}
+
+void report_csv(FILE *out, const struct analysis *a)
+{
+    fputs("window,start_label,end_label,start_line,end_line,t_start_ns,t_end_ns,duration_s,"
+          "energy_J,uncertainty_J,mean_power_W,util_pct,host_cpu_pct,proc_cores,samples,"
+          "max_gap_ms,source,flags,verdict", out);
+    static const char *const per_gpu[] = { "energy_J", "uncertainty_J", "mean_power_W", "util_pct",
+                                           "samples", "source" };
+    for (int i = 0; i < a->ngpu; i++)
+        for (size_t k = 0; k < sizeof per_gpu / sizeof per_gpu[0]; k++) {
+            char name[128];
+            if (a->nhosts > 1)
+                snprintf(name, sizeof name, "%s_gpu%d_%s", a->host_names[a->gpu_host[i]],
+                         a->gpu_ids[i], per_gpu[k]);
+            else
+                snprintf(name, sizeof name, "gpu%d_%s", a->gpu_ids[i], per_gpu[k]);
+            fputc(',', out);
+            csv_str(out, name);
+        }
+    for (int k = 0; k < a->n_rapl; k++) {
+        fputs(",", out);
+        char name[96];
+        snprintf(name, sizeof name, "rapl_J:%s", a->rapl_domain[k]);
+        csv_str(out, name);
+    }
+    fputs(",evidence\n", out);
+    for (long i = 0; i < a->nwindows; i++) {
+        const struct window *w = &a->windows[i];
+        long samples = 0;
+        double gap = 0, util = 0;
+        int nutil = 0;
+        enum energy_source src = SOURCE_NONE;
+        for (int k = 0; k < w->ngpu; k++) {
+            samples += w->gpu[k].samples;
+            gap = fmax(gap, w->gpu[k].max_gap_s);
+            if (!isnan(w->gpu[k].util_pct)) {
+                util += w->gpu[k].util_pct;
+                nutil++;
+            }
+            if (src == SOURCE_NONE)
+                src = w->gpu[k].source;
+        }
+        fprintf(out, "%ld,", w->index);
+        csv_str(out, w->start_label);
+        fputc(',', out);
+        csv_str(out, w->end_label);
+        fprintf(out, ",%ld,%ld,%lld,%lld", w->start_line, w->end_line, (long long)w->t_start_ns,
+                (long long)w->t_end_ns);
+        csv_num(out, "%.6f", w->duration_s);
+        csv_num(out, "%.3f", w->energy_j);
+        csv_num(out, "%.3f", w->uncertainty_j);
+        csv_num(out, "%.3f", w->mean_power_w);
+        csv_num(out, "%.2f", nutil ? util / nutil : NAN);
+        csv_num(out, "%.2f", w->host_cpu_pct);
+        csv_num(out, "%.3f", w->proc_cores);
+        fprintf(out, ",%ld", samples);
+        csv_num(out, "%.3f", gap * 1e3);
+        char flags[128];
+        window_flags_str(w->flags, flags, sizeof flags);
+        fprintf(out, ",%s,%s,%s", energy_source_name(src), flags, verdict_name(w->verdict));
+        for (int k = 0; k < w->ngpu; k++) {
+            const struct window_gpu *g = &w->gpu[k];
+            csv_num(out, "%.3f", g->energy_j);
+            csv_num(out, "%.3f", g->uncertainty_j);
+            csv_num(out, "%.3f", g->mean_power_w);
+            csv_num(out, "%.2f", g->util_pct);
+            fprintf(out, ",%ld,%s", g->samples, energy_source_name(g->source));
+        }
+        for (int k = 0; k < a->n_rapl; k++)
+            csv_num(out, "%.6f", w->rapl_j[k]);
+        fputc(',', out);
+        csv_str(out, w->evidence);
+        fputc('\n', out);
+    }
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void json_num(FILE *out, const char *key, const char *fmt, double v)
+{
+    fprintf(out, ",\"%s\":", key);
+    if (isnan(v) || isinf(v))
+        fputs("null", out);
+    else
+        fprintf(out, fmt, v);
+}
+
+static void json_stat(FILE *out, const char *key, const struct stat_summary *s)
+{
+    fprintf(out, ",\"%s\":{\"median\":", key);
+    if (isnan(s->median)) {
+        fputs("null,\"p90\":null,\"p99\":null,\"max\":null}", out);
+        return;
+    }
+    fprintf(out, "%.9g,\"p90\":%.9g,\"p99\":%.9g,\"max\":%.9g}", s->median, s->p90, s->p99, s->max);
+}
+
+void report_json(FILE *out, const struct analysis *a)
+{
+    fputs("{\"trace\":", out);
+    json_str(out, a->path);
+    fputs(",\"hosts\":[", out);
+    for (int h = 0; h < a->nhosts; h++) {
+        fputs(h ? ",{\"name\":" : "{\"name\":", out);
+        json_str(out, a->host_names[h]);
+        fprintf(out, ",\"wall_minus_mono_ns\":%lld}", (long long)a->host_offset_ns[h]);
+    }
+    fputs("],\"gpus\":[", out);
+    for (int i = 0; i < a->ngpu; i++) {
+        fprintf(out, "%s{\"gpu\":%d", i ? "," : "", a->gpu_ids[i]);
+        if (a->nhosts > 1) {
+            fputs(",\"host\":", out);
+            json_str(out, a->host_names[a->gpu_host[i]]);
+        }
+        json_num(out, "idle_W", "%.3f", a->idle_w[i]);
+        json_num(out, "busy_W", "%.3f", a->busy_w[i]);
+        fputs(",\"levels_from\":", out);
+        json_str(out, a->level_origin[i]);
+        fputc('}', out);
+    }
+    fputs("],\"windows\":[", out);
+    for (long i = 0; i < a->nwindows; i++) {
+        const struct window *w = &a->windows[i];
+        char flags[128];
+        window_flags_str(w->flags, flags, sizeof flags);
+        fprintf(out, "%s\n{\"window\":%ld,\"start_label\":", i ? "," : "", w->index);
+        json_str(out, w->start_label);
+        fputs(",\"end_label\":", out);
+        json_str(out, w->end_label);
+        fprintf(out, ",\"start_line\":%ld,\"end_line\":%ld,\"t_start_ns\":%lld,\"t_end_ns\":%lld,"
+                "\"wall_start_ns\":%lld,\"wall_end_ns\":%lld", w->start_line, w->end_line,
+                (long long)w->t_start_ns, (long long)w->t_end_ns, (long long)w->wall_start_ns,
+                (long long)w->wall_end_ns);
+        json_num(out, "duration_s", "%.9f", w->duration_s);
+        json_num(out, "energy_J", "%.6f", w->energy_j);
+        json_num(out, "uncertainty_J", "%.6f", w->uncertainty_j);
+        json_num(out, "mean_power_W", "%.6f", w->mean_power_w);
+        json_num(out, "host_cpu_pct", "%.3f", w->host_cpu_pct);
+        json_num(out, "proc_cores", "%.4f", w->proc_cores);
+        fputs(",\"rapl_J\":{", out);
+        for (int k = 0; k < a->n_rapl; k++) {
+            if (k)
+                fputc(',', out);
+            json_str(out, a->rapl_domain[k]);
+            fputc(':', out);
+            if (isnan(w->rapl_j[k]))
+                fputs("null", out);
+            else
+                fprintf(out, "%.6f", w->rapl_j[k]);
+        }
+        fputs("},\"flags\":", out);
+        json_str(out, flags);
+        fputs(",\"verdict\":", out);
+        json_str(out, verdict_name(w->verdict));
+        fputs(",\"evidence\":", out);
+        json_str(out, w->evidence);
+        fputs(",\"gpus\":[", out);
+        for (int k = 0; k < w->ngpu; k++) {
+            const struct window_gpu *g = &w->gpu[k];
+            fprintf(out, "%s{\"gpu\":%d,", k ? "," : "", g->gpu);
+            if (a->nhosts > 1) {
+                fputs("\"host\":", out);
+                json_str(out, a->host_names[g->host]);
+                fputc(',', out);
+            }
+            fputs("\"source\":", out);
+            json_str(out, energy_source_name(g->source));
+            json_num(out, "energy_J", "%.6f", g->energy_j);
+            json_num(out, "uncertainty_J", "%.6f", g->uncertainty_j);
+            json_num(out, "energy_counter_J", "%.6f", g->energy_counter_j);
+            json_num(out, "energy_instant_J", "%.6f", g->energy_instant_j);
+            json_num(out, "energy_average_J", "%.6f", g->energy_average_j);
+            json_num(out, "mean_power_W", "%.6f", g->mean_power_w);
+            json_num(out, "util_pct", "%.3f", g->util_pct);
+            fprintf(out, ",\"samples\":%ld", g->samples);
+            json_num(out, "max_gap_s", "%.6f", g->max_gap_s);
+            json_num(out, "counter_step_s", "%.6f", g->counter_step_s);
+            json_num(out, "power_limit_W", "%.3f", g->power_limit_w);
+            fputs(",\"clock_event_reasons\":{", out);
+            int first = 1;
+            for (int b = 0; b < ANALYSIS_REASON_BITS; b++)
+                if (g->reason_counts[b]) {
+                    fprintf(out, "%s\"0x%x\":%u", first ? "" : ",", 1u << b, g->reason_counts[b]);
+                    first = 0;
+                }
+            fputs("}}", out);
+        }
+        fputs("]}", out);
+    }
+    fprintf(out, "],\"summary\":{\"windows\":%ld,\"unmatched_starts\":%ld,\"unmatched_ends\":%ld",
+            a->nwindows, a->unmatched_starts, a->unmatched_ends);
+    json_stat(out, "duration_s", &a->duration_s);
+    json_stat(out, "energy_J", &a->energy_j);
+    json_stat(out, "mean_power_W", &a->mean_power_w);
+    fputs(",\"verdict\":", out);
+    json_str(out, verdict_name(a->verdict));
+    fputs(",\"evidence\":", out);
+    json_str(out, a->evidence);
+    fputs("}}\n", out);
+}

@@ -1,0 +1,332 @@
+/*
+ * trace_reader.c — see trace_reader.h.
+ *
+ * Numbers: the cells of a trace are short decimals ("612.345", "98",
+ * "1234567890123"). trace_parse_double checks the decimal grammar itself and
+ * computes the common case exactly (at most 15 significant digits and a
+ * power of ten up to 1e22: one correctly rounded multiply or divide of two
+ * exact doubles, Clinger's fast path); anything longer goes to strtod, so
+ * results are always the correctly rounded value and match Python's float().
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "trace_reader.h"
+
+static const double pow10_exact[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+int trace_parse_double(const char *s, size_t len, double *out)
+{
+    const char *p = s, *e = s + len;
+    int neg = 0;
+    if (p < e && (*p == '-' || *p == '+')) {
+        neg = *p == '-';
+        p++;
+    }
+    uint64_t m = 0;
+    int sig = 0, digits = 0, exp10 = 0, exact = 1;
+    for (; p < e && (unsigned)(*p - '0') < 10; p++, digits++) {
+        if (m == 0 && *p == '0')
+            continue;
+        if (sig < 15) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            sig++;
+        } else {
+            exact = 0;
+        }
+    }
+    if (p < e && *p == '.') {
+        for (p++; p < e && (unsigned)(*p - '0') < 10; p++, digits++) {
+            if (m == 0 && *p == '0') {
+                exp10--;
+                continue;
+            }
+            if (sig < 15) {
+                m = m * 10 + (uint64_t)(*p - '0');
+                sig++;
+                exp10--;
+            } else {
+                exact = 0;
+            }
+        }
+    }
+    if (digits == 0)
+        return -1;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        int eneg = 0, ed = 0, ev = 0;
+        if (p < e && (*p == '-' || *p == '+')) {
+            eneg = *p == '-';
+            p++;
+        }
+        for (; p < e && (unsigned)(*p - '0') < 10; p++, ed++)
+            if (ev < 100000)
+                ev = ev * 10 + (*p - '0');
+        if (ed == 0)
+            return -1;
+        exp10 += eneg ? -ev : ev;
+    }
+    if (p != e)
+        return -1;
+    if (m == 0) {
+        *out = neg ? -0.0 : 0.0;
+        return 0;
+    }
+    if (exact && exp10 >= -22 && exp10 <= 22) {
+        double v = (double)m;
+        v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
+        *out = neg ? -v : v;
+        return 0;
+    }
+    char tmp[128];
+    if (len >= sizeof tmp)
+        return -1;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    *out = strtod(tmp, NULL);
+    return 0;
+}
+
+static int parse_int64(const char *s, size_t len, int64_t *out)
+{
+    const char *p = s, *e = s + len;
+    int neg = 0;
+    if (p < e && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (p == e || e - p > 19)
+        return -1;
+    uint64_t v = 0;
+    for (; p < e; p++) {
+        if ((unsigned)(*p - '0') >= 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+static int fail(struct trace_reader *tr, long line, const char *fmt, const char *a, const char *b)
+{
+    char msg[TRACE_ERROR_MAX - 64];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    if (line > 0)
+        snprintf(tr->error, sizeof tr->error, "%s:%ld: %s", tr->path, line, msg);
+    else
+        snprintf(tr->error, sizeof tr->error, "%s: %s", tr->path, msg);
+    return -1;
+}
+
+/* A cell for an error message: at most 40 bytes. */
+static const char *quote_cell(const char *s, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%.40s%s", s, strlen(s) > 40 ? "..." : "");
+    return buf;
+}
+
+int trace_reader_has(const struct trace_reader *tr, enum trace_column c)
+{
+    return tr->col[c] >= 0;
+}
+
+int trace_reader_open(struct trace_reader *tr, const char *path)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->path = path;
+    for (int c = 0; c < COL_COUNT; c++)
+        tr->col[c] = -1;
+    if (csv_open(&tr->csv, path) != 0)
+        return fail(tr, 0, "cannot open: %s%s", strerror(errno), "");
+    int rc = csv_next(&tr->csv);
+    if (rc < 0)
+        return fail(tr, 0, "read error: %s%s", strerror(errno), "");
+    if (rc == 0)
+        return fail(tr, 0, "empty file, not a trace (no header line)%s%s", "", "");
+    tr->ncols = tr->csv.nfields;
+    for (int i = 0; i < tr->csv.nfields; i++) {
+        const char *name = tr->csv.field[i];
+        int c = trace_column_by_name(name);
+        if (c >= 0) {
+            if (tr->col[c] >= 0)
+                return fail(tr, 1, "column %s appears twice in the header%s", name, "");
+            tr->col[c] = i;
+        } else if (strncmp(name, RAPL_CUM_PREFIX, strlen(RAPL_CUM_PREFIX)) == 0) {
+            if (tr->n_rapl == TRACE_RAPL_MAX)
+                return fail(tr, 1, "more than 16 %s columns%s", RAPL_CUM_PREFIX, "");
+            tr->rapl_domain[tr->n_rapl] = strdup(name + strlen(RAPL_CUM_PREFIX));
+            tr->rapl_col[tr->n_rapl++] = i;
+        }
+    }
+    static const enum trace_column required[] = { COL_T_MONO_NS, COL_ROW_TYPE, COL_LABEL };
+    for (size_t k = 0; k < sizeof required / sizeof required[0]; k++) {
+        if (tr->col[required[k]] < 0) {
+            char head[80];
+            return fail(tr, 1, "not a flinch trace: no column %s (header starts '%s')",
+                        trace_column_names[required[k]],
+                        quote_cell(tr->csv.field[0], head, sizeof head));
+        }
+    }
+    return 0;
+}
+
+void trace_reader_close(struct trace_reader *tr)
+{
+    csv_close(&tr->csv);
+    for (int i = 0; i < tr->n_rapl; i++)
+        free(tr->rapl_domain[i]);
+    tr->n_rapl = 0;
+    free(tr->last_sample_ns);
+    tr->last_sample_ns = NULL;
+}
+
+/* Samples of each GPU must go forward in time; -1 (no gpu_index) is slot 0. */
+static int check_order(struct trace_reader *tr, const struct trace_row *row)
+{
+    int slot = row->gpu + 1;
+    if (slot >= tr->last_sample_cap) {
+        int ncap = slot + 8;
+        int64_t *n = realloc(tr->last_sample_ns, sizeof *n * 2 * (size_t)ncap);
+        if (!n)
+            return fail(tr, row->line, "out of memory%s%s", "", "");
+        for (int i = tr->last_sample_cap; i < ncap; i++)
+            n[2 * i] = INT64_MIN;
+        tr->last_sample_ns = n;
+        tr->last_sample_cap = ncap;
+    }
+    int64_t *last = &tr->last_sample_ns[2 * slot];
+    if (row->t_mono_ns < last[0]) {
+        char a[96];
+        snprintf(a, sizeof a, "%lld < %lld of the previous sample of GPU %d at line %lld",
+                 (long long)row->t_mono_ns, (long long)last[0], row->gpu, (long long)last[1]);
+        return fail(tr, row->line, "column t_mono_ns: sample out of time order (%s)%s", a, "");
+    }
+    last[0] = row->t_mono_ns;
+    last[1] = row->line;
+    return 0;
+}
+
+static int parse_cells(struct trace_reader *tr, struct trace_row *row)
+{
+    struct csv_reader *csv = &tr->csv;
+    char cellbuf[64];
+    for (int c = 0; c < COL_COUNT; c++) {
+        row->v[c] = NAN;
+        int i = tr->col[c];
+        if (i < 0 || c == COL_ROW_TYPE || c == COL_LABEL || c == COL_PROC_STATE)
+            continue;
+        const char *s = csv->field[i];
+        size_t n = csv->field_len[i];
+        if (n == 0)
+            continue;
+        if (c == COL_GPU_CLOCK_EVENT_REASONS) {
+            char *end;
+            errno = 0;
+            unsigned long long bits = strtoull(s, &end, 0);
+            if (errno || *end || end == s || *s == '-')
+                return fail(tr, row->line, "column gpu_clock_event_reasons: not a bitmask: '%s'%s",
+                            quote_cell(s, cellbuf, sizeof cellbuf), "");
+            row->clock_event_reasons = bits;
+            row->v[c] = (double)bits;
+        } else if (trace_parse_double(s, n, &row->v[c]) != 0) {
+            return fail(tr, row->line, "column %s: not a number: '%s'", trace_column_names[c],
+                        quote_cell(s, cellbuf, sizeof cellbuf));
+        }
+    }
+    for (int k = 0; k < tr->n_rapl; k++) {
+        int i = tr->rapl_col[k];
+        row->rapl_cum_uj[k] = NAN;
+        if (csv->field_len[i] && trace_parse_double(csv->field[i], csv->field_len[i],
+                                                    &row->rapl_cum_uj[k]) != 0) {
+            char name[80];
+            snprintf(name, sizeof name, "%s%s", RAPL_CUM_PREFIX, tr->rapl_domain[k]);
+            return fail(tr, row->line, "column %s: not a number: '%s'", name,
+                        quote_cell(csv->field[i], cellbuf, sizeof cellbuf));
+        }
+    }
+    return 0;
+}
+
+int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
+{
+    struct csv_reader *csv = &tr->csv;
+    char cellbuf[64];
+    for (;;) {
+        int rc = csv_next(csv);
+        if (rc < 0)
+            return fail(tr, 0, "read error: %s%s", strerror(errno), "");
+        if (rc == 0)
+            return 0;
+        if (csv->nfields == 1 && csv->field_len[0] == 0)
+            continue;                       /* blank line */
+        if (csv->no_newline && (csv->nfields < tr->ncols || csv->open_quote)) {
+            tr->truncated_last_line = 1;
+            diag_warn("%s:%ld: truncated last line ignored (%d of %d cells, no newline)",
+                      tr->path, csv->line, csv->nfields, tr->ncols);
+            return 0;
+        }
+        break;
+    }
+    row->line = csv->line;
+    if (csv->nfields != tr->ncols) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%d", csv->nfields);
+        snprintf(b, sizeof b, "%d", tr->ncols);
+        return fail(tr, row->line, "%s cells where the header has %s", a, b);
+    }
+    const char *type = csv->field[tr->col[COL_ROW_TYPE]];
+    if (strcmp(type, ROW_SAMPLE) == 0)
+        row->type = TRACE_SAMPLE;
+    else if (strcmp(type, ROW_MARK) == 0)
+        row->type = TRACE_MARK;
+    else if (strcmp(type, ROW_EVENT) == 0)
+        row->type = TRACE_EVENT;
+    else
+        return fail(tr, row->line, "column row_type: unknown row type '%s' (not SAMPLE, MARK or EVENT)%s",
+                    quote_cell(type, cellbuf, sizeof cellbuf), "");
+    row->label = csv->field[tr->col[COL_LABEL]];
+    int i = tr->col[COL_T_MONO_NS];
+    if (parse_int64(csv->field[i], csv->field_len[i], &row->t_mono_ns) != 0)
+        return fail(tr, row->line, "column t_mono_ns: not an integer: '%s'%s",
+                    quote_cell(csv->field[i], cellbuf, sizeof cellbuf), "");
+    row->has_wall = 0;
+    row->t_wall_ns = 0;
+    i = tr->col[COL_T_WALL_NS];
+    if (i >= 0 && csv->field_len[i]) {
+        if (parse_int64(csv->field[i], csv->field_len[i], &row->t_wall_ns) != 0)
+            return fail(tr, row->line, "column t_wall_ns: not an integer: '%s'%s",
+                        quote_cell(csv->field[i], cellbuf, sizeof cellbuf), "");
+        row->has_wall = 1;
+    }
+    row->clock_event_reasons = 0;
+    if (parse_cells(tr, row) != 0)
+        return -1;
+    row->gpu = 0;
+    if (tr->col[COL_GPU_INDEX] >= 0) {
+        double g = row->v[COL_GPU_INDEX];
+        if (isnan(g))
+            row->gpu = -1;
+        else if (g < 0 || g > 1023 || g != floor(g))
+            return fail(tr, row->line, "column gpu_index: not a GPU index: '%s'%s",
+                        quote_cell(csv->field[tr->col[COL_GPU_INDEX]], cellbuf, sizeof cellbuf), "");
+        else
+            row->gpu = (int)g;
+    }
+    row->proc_state = 0;
+    i = tr->col[COL_PROC_STATE];
+    if (i >= 0 && csv->field_len[i])
+        row->proc_state = csv->field[i][0];
+    if (row->type == TRACE_SAMPLE && check_order(tr, row) != 0)
+        return -1;
+    tr->rows++;
+    return 1;
+}

@@ -1,0 +1,82 @@
+/*
+ * trace_reader.h — reads a flinch (or original nvml_trace.py) trace CSV one
+ * typed row at a time.
+ *
+ * Owns: validating the header (columns looked up by name, see
+ * trace_schema.h; the original ten-column traces read too), turning each
+ * record into a struct trace_row with parsed numbers, and the bad-input
+ * messages, which always name file, line and column:
+ *   trace.csv:12: column gpu_power_W: not a number: 'abc'
+ * A truncated last line (no newline, fewer cells than the header: a
+ * recorder that was killed) is skipped with a warning (printed here through
+ * diag_warn, "FILE:LINE: truncated last line ignored ..."), not an error.
+ *
+ * Typical use:
+ *   struct trace_reader tr;
+ *   if (trace_reader_open(&tr, path) != 0) { diag_error("%s", tr.error); ... }
+ *   struct trace_row row;
+ *   int rc;
+ *   while ((rc = trace_reader_next(&tr, &row)) == 1) { ... }
+ *   if (rc < 0) diag_error("%s", tr.error);
+ *   trace_reader_close(&tr);
+ */
+#ifndef FLINCH_TRACE_READER_H
+#define FLINCH_TRACE_READER_H
+
+#include <stdint.h>
+
+#include "csv_reader.h"
+#include "trace_schema.h"
+
+#define TRACE_RAPL_MAX 16      /* rapl_cum_uj:* columns read; more is an error */
+#define TRACE_ERROR_MAX 512
+
+enum trace_row_type { TRACE_SAMPLE, TRACE_MARK, TRACE_EVENT };
+
+struct trace_row {
+    enum trace_row_type type;
+    long line;                 /* line number in the file, 1-based (header = 1) */
+    int64_t t_mono_ns;         /* always present */
+    int64_t t_wall_ns;         /* 0 when empty */
+    int has_wall;
+    const char *label;         /* MARK/EVENT label, "" otherwise; valid until the next call */
+    int gpu;                   /* gpu_index; 0 without the column (original trace); -1 when empty */
+    /* Every numeric fixed column as a double, NAN when the cell is empty or
+     * the file lacks the column. Indexed by enum trace_column; t_mono_ns and
+     * t_wall_ns are also here (as doubles), row_type/label/proc_state are NAN. */
+    double v[COL_COUNT];
+    uint64_t clock_event_reasons;  /* exact bitmask; valid when !isnan(v[COL_GPU_CLOCK_EVENT_REASONS]) */
+    char proc_state;               /* first byte of proc_state, 0 when empty or absent */
+    double rapl_cum_uj[TRACE_RAPL_MAX]; /* per rapl_cum_uj:DOMAIN column, NAN when empty */
+};
+
+struct trace_reader {
+    const char *path;
+    char error[TRACE_ERROR_MAX];   /* message of the last failure, without program prefix */
+    int col[COL_COUNT];            /* field index of each fixed column, -1 when absent */
+    int ncols;                     /* columns in the header */
+    int n_rapl;                    /* rapl_cum_uj:* columns */
+    char *rapl_domain[TRACE_RAPL_MAX]; /* their domain names ("package-0") */
+    int rapl_col[TRACE_RAPL_MAX];
+    long rows;                     /* rows returned so far */
+    int truncated_last_line;       /* set when a truncated last line was skipped */
+    /* private */
+    struct csv_reader csv;
+    int64_t *last_sample_ns;       /* per GPU index: time order check */
+    int last_sample_cap;
+};
+
+/* Opens PATH and validates its header. 0, or -1 with tr->error set. */
+int trace_reader_open(struct trace_reader *tr, const char *path);
+/* Next row: 1, 0 at end of file, -1 with tr->error set (malformed row,
+ * SAMPLE rows of one GPU going back in time, read error). */
+int trace_reader_next(struct trace_reader *tr, struct trace_row *row);
+/* Whether the file has this fixed column. */
+int trace_reader_has(const struct trace_reader *tr, enum trace_column c);
+void trace_reader_close(struct trace_reader *tr);
+
+/* Parses a decimal number (the usual "123", "-1.5", "6e-3"; correctly
+ * rounded, like strtod). 0 on success, -1 when S is not entirely a number. */
+int trace_parse_double(const char *s, size_t len, double *out);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * verdict.c — see verdict.h.
+ *
+ * The power fraction f = (P - idle) / (busy - idle) places a window's mean
+ * power in the GPU's own range; f >= compute_frac is compute, f <= idle_frac
+ * is an idle GPU, which is host-cpu when the traced process (or the whole
+ * host) was busy and waiting otherwise; between the two is mixed. Several
+ * GPUs: the busiest GPU decides (one GPU computing is compute).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "verdict.h"
+
+void power_hist_add(struct power_hist *h, double watts)
+{
+    if (isnan(watts))
+        return;
+    long b = (long)(watts * 2);
+    if (b < 0)
+        b = 0;
+    if (b >= POWER_HIST_BINS)
+        b = POWER_HIST_BINS - 1;
+    h->bin[b]++;
+    h->n++;
+}
+
+double power_hist_percentile(const struct power_hist *h, double p)
+{
+    if (h->n == 0)
+        return NAN;
+    long want = (long)ceil(p / 100.0 * (double)h->n);
+    if (want < 1)
+        want = 1;
+    long seen = 0;
+    for (long b = 0; b < POWER_HIST_BINS; b++) {
+        seen += h->bin[b];
+        if (seen >= want)
+            return (double)b / 2;
+    }
+    return (double)(POWER_HIST_BINS - 1) / 2;
+}
+
+/* A busy level is only useful when it stands clearly above idle. */
+static int range_ok(double idle, double busy)
+{
+    return !isnan(idle) && !isnan(busy) && busy - idle >= fmax(20.0, 0.2 * idle);
+}
+
+void verdict_levels(const struct power_hist *h, double power_limit_w,
+                    double *idle_w, double *busy_w, const char **origin)
+{
+    double idle = power_hist_percentile(h, 5);
+    double busy = power_hist_percentile(h, 95);
+    *origin = "trace p5/p95";
+    if (!range_ok(idle, busy)) {
+        busy = power_hist_percentile(h, 100);
+        *origin = "trace p5/max";
+    }
+    if (!range_ok(idle, busy) && !isnan(power_limit_w) && range_ok(idle, power_limit_w)) {
+        busy = power_limit_w;
+        *origin = "trace p5/power limit";
+    }
+    if (!range_ok(idle, busy)) {
+        busy = NAN;
+        *origin = "trace p5 (no busy level: power never left idle)";
+    }
+    *idle_w = idle;
+    *busy_w = busy;
+}
+
+double energy_uncertainty_j(const struct window_gpu *g, double duration_s)
+{
+    double range = g->busy_w - g->idle_w;
+    if (isnan(range))
+        range = isnan(g->mean_power_w) ? 0 : g->mean_power_w;
+    switch (g->source) {
+    case SOURCE_COUNTER:
+        return (isnan(g->counter_step_s) ? 0 : g->counter_step_s) * g->mean_power_w;
+    case SOURCE_INSTANT:
+        return g->max_gap_s * range / 2;
+    case SOURCE_AVERAGE:
+        /* A 1 s trailing average smears up to a second of the busy range into
+         * or out of the window. */
+        return range * fmin(duration_s, 1.0);
+    case SOURCE_NONE:
+        break;
+    }
+    return NAN;
+}
+
+const char *clock_reason_name(int bit)
+{
+    switch (1u << bit) {
+    case 0x4: return "sw power cap";
+    case 0x8: return "hw slowdown";
+    case 0x20: return "sw thermal slowdown";
+    case 0x40: return "hw thermal slowdown";
+    case 0x80: return "hw power brake";
+    }
+    return NULL;
+}
+
+static size_t add(char *buf, size_t cap, size_t len, const char *fmt, double a, double b, double c)
+{
+    if (len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, fmt, a, b, c);
+    return len;
+}
+
+/* Why a window cannot be judged, or NULL. */
+static const char *inconclusive_reason(const struct window *w)
+{
+    if (w->flags & WINDOW_NO_POWER)
+        return "no power readings in the window";
+    if (w->flags & WINDOW_INCOMPLETE)
+        return "the window runs past the last sample";
+    if (w->flags & WINDOW_BEFORE_TRACE)
+        return "the window starts before the first sample";
+    if (w->flags & WINDOW_FEW_SAMPLES)
+        return "fewer than two samples in the window";
+    if (w->flags & WINDOW_UNDER_STEP)
+        return "the window is shorter than the energy counter's update step";
+    return NULL;
+}
+
+void verdict_window(const struct analysis_options *o, struct window *w)
+{
+    size_t cap = sizeof w->evidence, len = 0;
+    w->evidence[0] = '\0';
+    const struct window_gpu *top = NULL;
+    double top_f = -INFINITY;
+    for (int i = 0; i < w->ngpu; i++) {
+        const struct window_gpu *g = &w->gpu[i];
+        double f = (g->mean_power_w - g->idle_w) / (g->busy_w - g->idle_w);
+        if (!isnan(f) && f > top_f) {
+            top_f = f;
+            top = g;
+        }
+    }
+    const char *why = inconclusive_reason(w);
+    if (!why && !top)
+        why = "no busy power level known (use --busy-w)";
+    if (why) {
+        w->verdict = VERDICT_INCONCLUSIVE;
+        snprintf(w->evidence, cap, "%s", why);
+        len = strlen(w->evidence);
+        if (!top && w->ngpu > 0 && !isnan(w->gpu[0].mean_power_w))
+            top = &w->gpu[0];
+        if (!top)
+            return;
+    } else if (top_f >= o->compute_frac) {
+        w->verdict = VERDICT_COMPUTE;
+    } else if (top_f <= o->idle_frac) {
+        int proc_busy = !isnan(w->proc_cores) && w->proc_cores >= o->proc_busy_cores;
+        int host_busy = !isnan(w->host_cpu_pct) && w->host_cpu_pct >= o->cpu_busy_pct;
+        w->verdict = proc_busy || host_busy ? VERDICT_HOST_CPU : VERDICT_WAITING;
+    } else {
+        w->verdict = VERDICT_MIXED;
+    }
+    if (len)
+        len = add(w->evidence, cap, len, "; ", 0, 0, 0);
+    if (!isnan(top_f)) {
+        double pct = round(100 * top_f);     /* no "-0%": below idle reads "idle 75 W - 3%" */
+        len = add(w->evidence, cap, len, pct < 0 ? "power %.0f W = idle %.0f W - %.0f%% of the busy range"
+                                                 : "power %.0f W = idle %.0f W + %.0f%% of the busy range",
+                  top->mean_power_w, top->idle_w, fabs(pct));
+    }
+    else
+        len = add(w->evidence, cap, len, "power %.0f W", top->mean_power_w, 0, 0);
+    if (w->ngpu > 1)
+        len = add(w->evidence, cap, len, " (gpu %.0f)", top->gpu, 0, 0);
+    if (!isnan(top->util_pct))
+        len = add(w->evidence, cap, len, "; gpu util %.0f%%", top->util_pct, 0, 0);
+    if (!isnan(w->host_cpu_pct))
+        len = add(w->evidence, cap, len, "; cpu %.0f%%", w->host_cpu_pct, 0, 0);
+    if (!isnan(w->proc_cores))
+        len = add(w->evidence, cap, len, "; process %.2f cores", w->proc_cores, 0, 0);
+    for (int b = 0; b < ANALYSIS_REASON_BITS; b++) {
+        const char *name = clock_reason_name(b);
+        if (name && top->reason_counts[b] && len < cap)
+            len += (size_t)snprintf(w->evidence + len, cap - len, "; %s in %u of %ld samples",
+                                    name, top->reason_counts[b], top->samples);
+    }
+}
+
+void verdict_summary(struct analysis *a)
+{
+    memset(a->verdict_count, 0, sizeof a->verdict_count);
+    for (long i = 0; i < a->nwindows; i++)
+        a->verdict_count[a->windows[i].verdict]++;
+    enum verdict best = VERDICT_INCONCLUSIVE;
+    for (int v = 0; v < VERDICT_COUNT; v++)
+        if (a->verdict_count[v] > a->verdict_count[best])
+            best = (enum verdict)v;
+    /* A clear majority (two thirds) names the summary; otherwise mixed. */
+    if (a->nwindows == 0)
+        best = VERDICT_INCONCLUSIVE;
+    else if (3 * a->verdict_count[best] < 2 * a->nwindows)
+        best = VERDICT_MIXED;
+    a->verdict = best;
+    size_t cap = sizeof a->evidence, len = 0;
+    len += (size_t)snprintf(a->evidence, cap, "%ld window%s:", a->nwindows, a->nwindows == 1 ? "" : "s");
+    const char *sep = " ";
+    for (int v = 0; v < VERDICT_COUNT; v++) {
+        if (!a->verdict_count[v] || len >= cap)
+            continue;
+        len += (size_t)snprintf(a->evidence + len, cap - len, "%s%ld %s", sep,
+                                a->verdict_count[v], verdict_name((enum verdict)v));
+        sep = ", ";
+    }
+    if (len < cap && !isnan(a->mean_power_w.median))
+        snprintf(a->evidence + len, cap - len, "; median power %.0f W", a->mean_power_w.median);
+}
+
+const char *verdict_name(enum verdict v)
+{
+    static const char *const names[VERDICT_COUNT] = {
+        "inconclusive", "compute", "waiting", "host-cpu", "mixed",
+    };
+    return (unsigned)v < VERDICT_COUNT ? names[v] : "?";
+}

@@ -1,0 +1,35 @@
+# analyze_hosts.sh — several hosts' traces on one timeline: windows from
+# one host's marks measured on every host's GPUs, aligned on t_wall_ns.
+. "$ROOT/tests/lib.sh"
+FX="$ROOT/tests/fixtures"
+
+# nodeb: the same samples as flinch_windows.csv with its monotonic clock 5 s
+# ahead (same wall times) and no marks. Each window must see nodeb's GPU do
+# exactly what nodea's did: energies double (330 + 330 J, 30 + 30 J).
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next } $3 == "MARK" { next }
+         { $1 = sprintf("%.0f", $1 + 5000000000); print }' "$FX/flinch_windows.csv" >nodeb.csv
+out=$("$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb.csv --start nodea:infer_start \
+        --end nodea:first_token --windows)
+expect_eq "two hosts: exit 0" "$?" 0
+expect_match "two hosts: nodeb's offset is 5 s less" '^host nodeb: t_wall_ns - t_mono_ns = 1789999995000000000 ns' "$out"
+expect_match "two hosts: compute window doubled" '^     1      10\.500000     0\.500000     660\.000 .* compute$' "$out"
+expect_match "two hosts: waiting window doubled" '^     2 .*      60\.000 .* waiting$' "$out"
+expect_match "two hosts: levels per host" '^levels nodeb gpu 0: idle 60\.0 W, busy 660\.0 W' "$out"
+out=$("$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb.csv --start nodea:infer_start \
+        --end nodea:first_token)
+expect_match "two hosts: per-GPU lines" '^  nodeb gpu 0: energy 330\.000 J' "$out"
+hdr=$("$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb.csv --start nodea:infer_start \
+        --end nodea:first_token --format csv | head -1)
+expect_match "two hosts: csv columns per host" ',nodea_gpu0_energy_J,.*,nodeb_gpu0_energy_J,' "$hdr"
+
+# Marks named on a host that has none of them.
+"$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb.csv --start nodeb:infer_start \
+  --end nodeb:first_token >out.txt 2>err.txt
+expect_eq "marks from a host without them: exit 2" "$?" 2
+expect_eq "marks from a host without them: message" "$(cat err.txt)" "flinch analyze: no MARK 'infer_start' on host nodeb"
+# A trace without t_wall_ns cannot be placed on the shared timeline.
+cut -d, -f1,3- nodeb.csv | sed '1s/^t_mono_ns,/t_mono_ns,/' >nowall.csv
+"$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nowall.csv --start nodea:infer_start \
+  --end nodea:first_token >out.txt 2>err.txt
+expect_eq "trace without wall clock: exit 2" "$?" 2
+done_testing
