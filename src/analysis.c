@@ -247,7 +247,8 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
     int rc = 0, status = EXIT_OK;
     long next_ext = 0;
     while (status == EXIT_OK && (rc = trace_reader_next(&tr, &row)) == 1) {
-        a->rows++;
+        if (a->rows++ == 0)
+            a->first_row_ns = row.t_mono_ns;
         if (o->marks)
             status = feed_ext_marks(&c, &next_ext, row.t_mono_ns);
         if (status != EXIT_OK)

@@ -146,7 +146,7 @@ static void text_summary(FILE *out, const struct analysis *a)
 
 static void text_table(FILE *out, const struct analysis *a)
 {
-    fprintf(out, "%6s %14s %12s %11s %9s %8s %6s %6s %7s %8s %s\n", "window", "start_s",
+    fprintf(out, "%6s %10s %12s %11s %9s %8s %6s %6s %7s %8s %s\n", "window", "at_s",
             "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples", "gap_ms",
             "verdict");
     for (long i = 0; i < a->nwindows; i++) {
@@ -157,8 +157,8 @@ static void text_table(FILE *out, const struct analysis *a)
             samples += w->gpu[k].samples;
             gap = fmax(gap, w->gpu[k].max_gap_s);
         }
-        fprintf(out, "%6ld %14.6f %12.6f %11.3f %9.3f %8.1f %6.1f %6.1f %7ld %8.1f %s\n",
-                w->index, (double)w->t_start_ns / 1e9, w->duration_s, w->energy_j,
+        fprintf(out, "%6ld %10.3f %12.6f %11.3f %9.3f %8.1f %6.1f %6.1f %7ld %8.1f %s\n",
+                w->index, (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s, w->energy_j,
                 w->uncertainty_j, w->mean_power_w, window_util(w), w->host_cpu_pct, samples,
                 gap * 1e3, verdict_name(w->verdict));
     }

@@ -2,7 +2,8 @@
 # tests/demo.sh BUILD — `make demo`: records the simulated GPU's demo
 # scenario (~5.5 s: a 724 ms pause where the GPU computes at 1.000 s, one
 # where it idles at 3.000 s) with marks dropped through the FIFO, then prints
-# the recording's summary and, when `flinch analyze` works, its report.
+# the recording's summary, the analysis of both windows, an SVG plot and a
+# Perfetto export.
 #
 # The marks are client-stamped (LABEL<TAB>CLOCK_MONOTONIC_NS) from the same
 # epoch the simulator plays its scenario from, so the windows are exactly
@@ -38,11 +39,7 @@ done
 # LABEL MS: a client-stamped mark at scenario time MS.
 mark() {
   ns=$((epoch + $2 * 1000000))
-  if "$FLINCH" mark --help >/dev/null 2>&1; then
-    "$FLINCH" mark --fifo "$OUT/marks" --at-ns "$ns" "$1"
-  else
-    printf '%s\t%s\n' "$1" "$ns" > "$OUT/marks"
-  fi
+  "$FLINCH" mark --fifo "$OUT/marks" --at-ns "$ns" "$1"
 }
 mark infer_start 1000 && mark first_token 1724 &&
 mark infer_start 3000 && mark first_token 3724 || echo "demo: could not drop the marks" >&2
@@ -63,20 +60,11 @@ awk -F, '
   }' "$OUT/trace.csv"
 
 echo
-if "$FLINCH" analyze --help >/dev/null 2>&1; then
-  echo "== flinch analyze --csv $OUT/trace.csv --start infer_start --end first_token"
-  "$FLINCH" analyze --csv "$OUT/trace.csv" --start infer_start --end first_token
-elif command -v python3 >/dev/null 2>&1; then
-  echo "== (flinch analyze not available) original analyze_trace.py, first window"
-  python3 tests/fixtures/analyze_trace.py --csv "$OUT/trace.csv" --start infer_start --end first_token
-else
-  echo "(flinch analyze not available yet)"
-fi
+echo "== flinch analyze --csv $OUT/trace.csv --start infer_start --end first_token --windows"
+"$FLINCH" analyze --csv "$OUT/trace.csv" --start infer_start --end first_token --windows || exit 1
 
-# plot and Perfetto export of the same trace (added by the plot/export helper)
-if "$FLINCH" plot --help >/dev/null 2>&1 && "$FLINCH" export --help >/dev/null 2>&1; then
-  echo
-  "$FLINCH" plot "$OUT/trace.csv" -o "$OUT/trace.svg" && echo "== plot: $OUT/trace.svg"
-  "$FLINCH" export --format perfetto "$OUT/trace.csv" -o "$OUT/trace.json" -q &&
-    echo "== Perfetto/chrome://tracing JSON: $OUT/trace.json (open it in ui.perfetto.dev)"
-fi
+# The same trace as a picture and as a Perfetto timeline.
+echo
+"$FLINCH" plot "$OUT/trace.csv" -o "$OUT/trace.svg" && echo "== plot: $OUT/trace.svg" || exit 1
+"$FLINCH" export --format perfetto "$OUT/trace.csv" -o "$OUT/trace.json" -q &&
+  echo "== Perfetto/chrome://tracing JSON: $OUT/trace.json (open it in ui.perfetto.dev)" || exit 1
