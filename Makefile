@@ -4,6 +4,9 @@
 #   make demo       record a scripted 724 ms pause on the simulated GPU and analyze it
 #   make check      build with -Werror, run every test; then again under ASan+UBSan
 #   make bench      run the benchmarks in bench/ (slow; prints tables)
+#   make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60; clang)
+#   make soak       record SOAK_SECONDS (default 3600) at 1 ms with marks; checks RSS, marks, samples
+#   make valgrind   memcheck over representative commands (needs valgrind)
 #
 # Sources are found by wildcard: src/*.c and src/builtin/*.c make up libflinch.a,
 # src/flinch.c is the entry point, sim/*.c is the simulated NVML, tests/unit/test_*.c
@@ -30,7 +33,7 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all tests demo check check-plain check-asan check-clang bench fuzz soak clean
+.PHONY: all tests demo check check-plain check-asan check-clang bench fuzz soak valgrind clean
 
 all: $(BUILD)/flinch $(BUILD)/sim/libnvidia-ml.so.1 $(BUILD)/sim-legacy/libnvidia-ml.so.1
 
@@ -67,6 +70,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libflinch.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $< $(BUILD)/libflinch.a -o $@ $(LDLIBS)
 
+# tracecheck reads traces with flinch's own reader, so it links libflinch.a.
+$(BUILD)/tests/tracecheck: tests/helpers/tracecheck.c $(BUILD)/libflinch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $< $(BUILD)/libflinch.a -o $@ $(LDLIBS)
+
 $(BUILD)/tests/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $< -o $@ $(LDLIBS)
@@ -86,6 +94,37 @@ check:
 
 bench: all
 	@sh bench/run.sh $(BUILD)
+
+# fuzz: libFuzzer targets (clang) for the trace reader, the CSV reader
+# against a reference, the CSV writer-reader round trip and the mark-line parser, each run FUZZ_SECONDS from its
+# seed corpus in tests/fuzz/corpus/ (see TESTING.md).
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS  := $(CSTD) -DCSV_BUF_INIT=64 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc -Iinclude
+FUZZ_BIN     := build-fuzz/fuzz_trace_reader build-fuzz/fuzz_csv_reader build-fuzz/fuzz_csv_roundtrip \
+                build-fuzz/fuzz_mark_line
+
+build-fuzz/fuzz_trace_reader: tests/fuzz/fuzz_trace_reader.c src/trace_reader.c src/csv_reader.c src/trace_schema.c
+build-fuzz/fuzz_csv_reader: tests/fuzz/fuzz_csv_reader.c src/csv_reader.c
+build-fuzz/fuzz_csv_roundtrip: tests/fuzz/fuzz_csv_roundtrip.c src/csv_writer.c src/csv_reader.c src/diag.c
+build-fuzz/fuzz_mark_line: tests/fuzz/fuzz_mark_line.c src/mark_line.c
+$(FUZZ_BIN): $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@ -lm -lpthread
+
+fuzz: $(FUZZ_BIN)
+	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+# soak: SOAK_SECONDS (default one hour) of recording at 1 ms on the simulated
+# GPU with marks from several writers; RSS, marks and sample count checked.
+SOAK_SECONDS ?= 3600
+soak: tests
+	@sh tests/soak.sh $(SOAK_SECONDS) $(BUILD)
+
+# valgrind: memcheck (zero errors, zero definite/indirect leaks) over a few
+# representative commands; see tests/valgrind.sh.
+valgrind: tests
+	@sh tests/valgrind.sh $(BUILD)
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

@@ -129,6 +129,14 @@ int csv_out_open(struct csv_out *o, const char *path, const char *header)
         close(fd);
         return -1;
     }
+    /* A FIFO or socket at the trace's path (planted in /tmp, or a typo)
+     * would block the recorder in write(2) for good once its buffer fills,
+     * deaf to SIGTERM, and hand the trace to whoever reads it. */
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+        diag_error("%s: is a FIFO or socket, not a file; refusing to write the trace there", path);
+        close(fd);
+        return -1;
+    }
     o->fd = fd;
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         char line[CSV_ROW_MAX];

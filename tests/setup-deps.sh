@@ -7,6 +7,7 @@
 want=""
 command -v python3 >/dev/null 2>&1 || want="$want python3"
 command -v chromium >/dev/null 2>&1 || want="$want chromium"
+command -v valgrind >/dev/null 2>&1 || want="$want valgrind"
 [ -z "$want" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup-deps: not root or no apt-get; tests needing:$want will be skipped" >&2
