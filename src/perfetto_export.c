@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "json_escape.h"
 #include "perfetto_export.h"
+#include "proc_rate.h"
 #include "trace_reader.h"
 
 #define TID_COUNTERS 0
@@ -155,8 +156,9 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
     host_metadata(f, hs, h);
     struct gpu_track tracks[64];
     int ntracks = 0, host_gpu = -2, seen_start = 0, seen_end = 0;
-    double last_cpu = NAN, last_cores = NAN, prev_cpu_ns = NAN, prev_pid = NAN;
-    int64_t prev_cpu_t = 0;
+    double last_cpu = NAN, last_cores = NAN, cores;
+    struct proc_rate rate;
+    proc_rate_init(&rate);
     struct trace_row row;
     int rc;
     while ((rc = trace_reader_next(&tr, &row)) == 1) {
@@ -193,19 +195,10 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
             counter(f, host_pid(h), "CPU busy", "%", ts, cpu);
             last_cpu = cpu;
         }
-        double pcpu = row.v[COL_PROC_CPU_NS], pid = row.v[COL_PROC_PID];
-        if (isnan(pcpu))
-            continue;
-        if (!isnan(prev_cpu_ns) && row.t_mono_ns > prev_cpu_t && pcpu >= prev_cpu_ns &&
-            (pid == prev_pid || (isnan(pid) && isnan(prev_pid)))) {
-            double cores = (pcpu - prev_cpu_ns) / (double)(row.t_mono_ns - prev_cpu_t);
-            if (cores != last_cores)
-                counter(f, host_pid(h), "process CPU", "cores", ts, cores);
+        if (proc_rate_step(&rate, &row, &cores) && cores != last_cores) {
+            counter(f, host_pid(h), "process CPU", "cores", ts, cores);
             last_cores = cores;
         }
-        prev_cpu_ns = pcpu;
-        prev_pid = pid;
-        prev_cpu_t = row.t_mono_ns;
     }
     if (rc < 0)
         diag_error("%s", tr.error);

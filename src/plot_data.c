@@ -5,6 +5,7 @@
 
 #include "diag.h"
 #include "plot_data.h"
+#include "proc_rate.h"
 #include "trace_reader.h"
 
 /* Pass 1: the time range, and whether the default window labels occur. */
@@ -90,8 +91,9 @@ static int feed(const char *path, struct plot_data *d, int nbuckets)
     }
     struct trace_row row;
     int rc, host_gpu = -2;
-    double prev_cpu_ns = NAN, prev_pid = NAN;
-    int64_t prev_cpu_t = 0;
+    double cores;
+    struct proc_rate rate;
+    proc_rate_init(&rate);
     while ((rc = trace_reader_next(&tr, &row)) == 1) {
         double t = (double)(row.t_mono_ns - d->t0_ns) / 1e9;
         if (row.type == TRACE_MARK) {
@@ -113,17 +115,8 @@ static int feed(const char *path, struct plot_data *d, int nbuckets)
         if (row.gpu != host_gpu)
             continue;
         downsample_add(&d->host_cpu, t, row.v[COL_HOST_CPU_BUSY_PCT]);
-        double cpu = row.v[COL_PROC_CPU_NS], pid = row.v[COL_PROC_PID];
-        if (isnan(cpu))
-            continue;
-        /* a new pid restarts the difference; so does a counter going back */
-        if (!isnan(prev_cpu_ns) && row.t_mono_ns > prev_cpu_t && cpu >= prev_cpu_ns &&
-            (pid == prev_pid || (isnan(pid) && isnan(prev_pid))))
-            downsample_add(&d->proc_cores, t,
-                           (cpu - prev_cpu_ns) / (double)(row.t_mono_ns - prev_cpu_t));
-        prev_cpu_ns = cpu;
-        prev_pid = pid;
-        prev_cpu_t = row.t_mono_ns;
+        if (proc_rate_step(&rate, &row, &cores))
+            downsample_add(&d->proc_cores, t, cores);
     }
     if (rc < 0)
         diag_error("%s", tr.error);
