@@ -113,9 +113,12 @@ int csv_out_open(struct csv_out *o, const char *path, const char *header)
     pthread_mutex_init(&o->lock, NULL);
     snprintf(o->path, sizeof o->path, "%s", path);
 
-    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    /* O_NONBLOCK only for the open itself: opening a FIFO with no reader
+     * would otherwise block here before the check below can refuse it. */
+    const int flags = O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+    int fd = open(path, O_RDWR | flags, 0644);
     if (fd < 0 && (errno == EACCES || errno == EISDIR))
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        fd = open(path, O_WRONLY | flags, 0644);
     if (fd < 0) {
         if (errno == ELOOP)
             diag_error("%s: is a symbolic link; refusing to follow it (give the real path)", path);
@@ -137,6 +140,7 @@ int csv_out_open(struct csv_out *o, const char *path, const char *header)
         close(fd);
         return -1;
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     o->fd = fd;
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         char line[CSV_ROW_MAX];
