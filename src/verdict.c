@@ -133,8 +133,9 @@ void verdict_window(const struct analysis_options *o, struct window *w)
     double top_f = -INFINITY;
     for (int i = 0; i < w->ngpu; i++) {
         const struct window_gpu *g = &w->gpu[i];
+        /* busy == idle (a flat trace) gives no range to place the power in */
         double f = (g->mean_power_w - g->idle_w) / (g->busy_w - g->idle_w);
-        if (!isnan(f) && f > top_f) {
+        if (isfinite(f) && f > top_f) {
             top_f = f;
             top = g;
         }
@@ -161,7 +162,7 @@ void verdict_window(const struct analysis_options *o, struct window *w)
     }
     if (len)
         len = add(w->evidence, cap, len, "; ", 0, 0, 0);
-    if (!isnan(top_f)) {
+    if (isfinite(top_f)) {
         double pct = round(100 * top_f);     /* no "-0%": below idle reads "idle 75 W - 3%" */
         len = add(w->evidence, cap, len, pct < 0 ? "power %.0f W = idle %.0f W - %.0f%% of the busy range"
                                                  : "power %.0f W = idle %.0f W + %.0f%% of the busy range",

@@ -71,6 +71,11 @@ static void test_inconclusive_and_reasons(void)
     gpu.busy_w = NAN;
     verdict_window(&o, &win);
     CHECK(win.verdict == VERDICT_INCONCLUSIVE);
+    setup(100, 0, 3, NAN);                  /* busy == idle: no range, no "inf%" */
+    gpu.idle_w = gpu.busy_w = 100;
+    verdict_window(&o, &win);
+    CHECK(win.verdict == VERDICT_INCONCLUSIVE);
+    CHECK_STR(win.evidence, "no busy power level known (use --busy-w); power 100 W; gpu util 0%; cpu 3%");
 }
 
 static void test_levels_and_uncertainty(void)
