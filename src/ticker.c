@@ -18,9 +18,12 @@ int64_t ticker_deadline(const struct ticker *t, int64_t k)
     return t->start_ns + k * t->interval_ns;
 }
 
+/* The first and the last tick always run, however late: a recording
+ * begins and ends with a sample even when start-up or a stall near the end
+ * ran past their deadlines. */
 int64_t ticker_tick_at(const struct ticker *t, int64_t want, int64_t now)
 {
-    if (want >= t->last || now < ticker_deadline(t, want + 1))
+    if (want == 0 || want >= t->last || now < ticker_deadline(t, want + 1))
         return want;
     int64_t k = (now - t->start_ns) / t->interval_ns;
     return k < t->last ? k : t->last;

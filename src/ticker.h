@@ -30,7 +30,8 @@ int64_t ticker_deadline(const struct ticker *t, int64_t k);
 
 /* Which tick to run when the clock reads now and tick `want` is the next
  * one: want itself unless now has already reached a later deadline, then
- * the latest tick whose deadline has passed (at most t->last). */
+ * the latest tick whose deadline has passed (at most t->last). Tick 0 and
+ * the last tick are never skipped. */
 int64_t ticker_tick_at(const struct ticker *t, int64_t want, int64_t now);
 
 /* Sleeps until the next tick is due. Returns 0 with *tick (its number,

@@ -22,6 +22,7 @@ static void test_tick_at(void)
     CHECK(ticker_tick_at(&t, 3, 1040) == 4);   /* next deadline passed: skip */
     CHECK(ticker_tick_at(&t, 3, 1095) == 9);   /* a long stall skips several */
     CHECK(ticker_tick_at(&t, 3, 900) == 3);    /* early (cannot happen) stays */
+    CHECK(ticker_tick_at(&t, 0, 1095) == 0);   /* a slow start-up still records tick 0 */
     ticker_start(&t, 1000, 10, 5);
     CHECK(ticker_tick_at(&t, 3, 1095) == 5);   /* never past the last tick */
     CHECK(ticker_tick_at(&t, 5, 1200) == 5);
