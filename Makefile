@@ -2,7 +2,7 @@
 #
 #   make            build build/flinch and the simulated NVML (build/sim/libnvidia-ml.so.1)
 #   make demo       record a scripted 724 ms pause on the simulated GPU and analyze it
-#   make check      build with -Werror, run every test; then again under ASan+UBSan
+#   make check      build with -Werror, run every test; then again under ASan+UBSan; memcheck
 #   make bench      run the benchmarks in bench/ (slow; prints tables)
 #   make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60; clang)
 #   make soak       record SOAK_SECONDS (default 3600) at 1 ms with marks; checks RSS, marks, samples

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/run.sh BUILD_DIR... — runs every unit test binary and end-to-end
-# script against each build, counts "ok" / "not ok" lines, and ends with
+# script against each build, then tests/valgrind.sh (memcheck) against the
+# first build, counts "ok" / "not ok" lines, and ends with
 # "N passed, N failed" (plus ", N skipped"). Exit status 1 if anything failed.
 #
 # A test that fails shows its output; a passing one stays quiet unless
@@ -47,6 +48,15 @@ for b in "$@"; do
     run_one "$b" "$(basename "$e" .sh)" bash "$e"
   done
 done
+
+# memcheck: representative commands under valgrind, on the first build
+# (valgrind cannot run the sanitized one).
+if command -v valgrind >/dev/null 2>&1; then
+  run_one "$1" memcheck bash "$root/tests/valgrind.sh" "$1"
+else
+  case memcheck in *"${FILTER:-}"*)
+    echo "skip [$1] memcheck: valgrind not installed"; skipped=$((skipped + 1)) ;; esac
+fi
 
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 if [ "$skipped" -gt 0 ]; then
