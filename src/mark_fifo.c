@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -111,7 +112,17 @@ static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64
         return;
     }
     f->accepted++;
-    f->fn(f->ctx, &m, arrival_ns);
+    if (!f->running) {              /* unit tests feed without threads */
+        f->fn(f->ctx, &m, arrival_ns);
+        return;
+    }
+    pthread_mutex_lock(&f->q_lock);
+    while (f->q_len == MARK_FIFO_QUEUE)
+        pthread_cond_wait(&f->q_space, &f->q_lock);
+    f->queue[(f->q_head + f->q_len) % MARK_FIFO_QUEUE] = (struct mark_fifo_entry){ m, arrival_ns };
+    f->q_len++;
+    pthread_cond_signal(&f->q_ready);
+    pthread_mutex_unlock(&f->q_lock);
 }
 
 void mark_fifo_feed(struct mark_fifo *f, const char *data, size_t len, int64_t arrival_ns)
@@ -208,24 +219,73 @@ static void *reader_main(void *arg)
             break;
     }
     drain(f);
+    pthread_mutex_lock(&f->q_lock);
+    f->reader_done = 1;
+    pthread_cond_signal(&f->q_ready);
+    pthread_mutex_unlock(&f->q_lock);
     return NULL;
+}
+
+/* Writes queued marks until the reader has finished and the queue is
+ * empty, so every mark stamped before a stop is in the trace. */
+static void *writer_main(void *arg)
+{
+    struct mark_fifo *f = arg;
+    for (;;) {
+        pthread_mutex_lock(&f->q_lock);
+        while (f->q_len == 0 && !f->reader_done)
+            pthread_cond_wait(&f->q_ready, &f->q_lock);
+        if (f->q_len == 0) {
+            pthread_mutex_unlock(&f->q_lock);
+            return NULL;
+        }
+        struct mark_fifo_entry e = f->queue[f->q_head];
+        f->q_head = (f->q_head + 1) % MARK_FIFO_QUEUE;
+        f->q_len--;
+        pthread_cond_signal(&f->q_space);
+        pthread_mutex_unlock(&f->q_lock);
+        f->fn(f->ctx, &e.m, e.arrival_ns);
+    }
 }
 
 int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx)
 {
     f->fn = fn;
     f->ctx = ctx;
+    f->queue = calloc(MARK_FIFO_QUEUE, sizeof *f->queue);
+    if (!f->queue) {
+        diag_error("out of memory");
+        return -1;
+    }
+    f->q_head = f->q_len = 0;
+    f->reader_done = 0;
+    pthread_mutex_init(&f->q_lock, NULL);
+    pthread_cond_init(&f->q_ready, NULL);
+    pthread_cond_init(&f->q_space, NULL);
     /* Signals go to the sampling thread, whose sleep they must interrupt. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&f->thread, NULL, reader_main, f);
+    f->running = 1;
+    int rc = pthread_create(&f->writer, NULL, writer_main, f);
+    if (rc == 0) {
+        rc = pthread_create(&f->thread, NULL, reader_main, f);
+        if (rc != 0) {              /* let the writer find an empty, finished queue */
+            pthread_mutex_lock(&f->q_lock);
+            f->reader_done = 1;
+            pthread_cond_signal(&f->q_ready);
+            pthread_mutex_unlock(&f->q_lock);
+            pthread_join(f->writer, NULL);
+        }
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
+        f->running = 0;
+        free(f->queue);
+        f->queue = NULL;
         diag_error("cannot start the marks reader: %s", strerror(rc));
         return -1;
     }
-    f->running = 1;
     return 0;
 }
 
@@ -234,7 +294,13 @@ void mark_fifo_stop(struct mark_fifo *f)
     if (f->running) {
         if (write(f->stop_pipe[1], "x", 1) != 1) { /* the thread also stops on close */ }
         pthread_join(f->thread, NULL);
+        pthread_join(f->writer, NULL);
         f->running = 0;
+        pthread_mutex_destroy(&f->q_lock);
+        pthread_cond_destroy(&f->q_ready);
+        pthread_cond_destroy(&f->q_space);
+        free(f->queue);
+        f->queue = NULL;
     }
     int *fds[] = { &f->rfd, &f->wfd, &f->stop_pipe[0], &f->stop_pipe[1] };
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {

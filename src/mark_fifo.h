@@ -8,8 +8,11 @@
  * open so writers never see "no reader" between their writes, and stamping
  * each line the moment it arrives. The reader thread has nothing else to
  * do: it blocks in poll() on the FIFO, reads, stamps with CLOCK_MONOTONIC,
- * then splits and parses lines (mark_line_parse) and hands each good one to
- * a callback. It holds a write descriptor of its own, so the FIFO never
+ * splits and parses lines (mark_line_parse) and queues each good one; a
+ * second thread takes them off the queue and hands them to a callback
+ * (which writes the MARK row). Writing a row can stall on the disk for
+ * milliseconds; were the reader to write, the marks behind it in the pipe
+ * would be stamped that much late. It holds a write descriptor of its own, so the FIFO never
  * reaches EOF when the last writer closes (the original tracer had to
  * reopen it). If the FIFO is deleted while recording it is recreated.
  */
@@ -22,11 +25,18 @@
 
 #include "mark_line.h"
 
-/* Called on the reader thread for each accepted line; arrival_ns is when
- * the read that completed the line returned. */
+/* Called on the writer thread for each accepted line, in arrival order;
+ * arrival_ns is when the read that completed the line returned. */
 typedef void (*mark_fifo_fn)(void *ctx, const struct mark_line *m, int64_t arrival_ns);
 
 #define MARK_FIFO_BUF 8192
+#define MARK_FIFO_QUEUE 1024   /* marks stamped but not yet written; a full
+                                  queue makes the reader wait (none dropped) */
+
+struct mark_fifo_entry {
+    struct mark_line m;
+    int64_t arrival_ns;
+};
 
 struct mark_fifo {
     char path[4096];
@@ -37,8 +47,14 @@ struct mark_fifo {
     ino_t ino;
     int created;             /* we made the FIFO */
     int replaced_warned;
-    pthread_t thread;
+    pthread_t thread;        /* reads and stamps */
+    pthread_t writer;        /* calls fn for each queued mark */
     int running;
+    struct mark_fifo_entry *queue;  /* ring of MARK_FIFO_QUEUE */
+    size_t q_head, q_len;
+    int reader_done;
+    pthread_mutex_t q_lock;
+    pthread_cond_t q_ready, q_space;
     mark_fifo_fn fn;
     void *ctx;
     char buf[MARK_FIFO_BUF];
@@ -59,7 +75,8 @@ int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx);
 void mark_fifo_stop(struct mark_fifo *f);
 
 /* Feeds bytes as if they had been read from the FIFO (the reader thread
- * uses it; exposed for unit tests). */
+ * uses it; exposed for unit tests: with no threads started, fn is called
+ * directly). */
 void mark_fifo_feed(struct mark_fifo *f, const char *data, size_t len, int64_t arrival_ns);
 
 #endif
