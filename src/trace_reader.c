@@ -2,11 +2,13 @@
  * trace_reader.c — see trace_reader.h.
  *
  * Numbers: the cells of a trace are short decimals ("612.345", "98",
- * "1234567890123"). trace_parse_double checks the decimal grammar itself and
- * computes the common case exactly (at most 15 significant digits and a
- * power of ten up to 1e22: one correctly rounded multiply or divide of two
- * exact doubles, Clinger's fast path); anything longer goes to strtod, so
- * results are always the correctly rounded value and match Python's float().
+ * "1790000010000000000"). trace_parse_double checks the decimal grammar
+ * itself and computes the common cases exactly: an integer of up to 19
+ * digits is one correctly rounded uint64 -> double conversion (the ns
+ * timestamps), and a significand up to 2^53 with a power of ten up to 1e22
+ * is one correctly rounded multiply or divide of two exact doubles
+ * (Clinger's fast path); anything else goes to strtod, so results are
+ * always the correctly rounded value and match Python's float().
  */
 #include <errno.h>
 #include <math.h>
@@ -22,7 +24,7 @@ static const double pow10_exact[] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-int trace_parse_double(const char *s, size_t len, double *out)
+static int parse_double_careful(const char *s, size_t len, double *out)
 {
     const char *p = s, *e = s + len;
     int neg = 0;
@@ -35,7 +37,7 @@ int trace_parse_double(const char *s, size_t len, double *out)
     for (; p < e && (unsigned)(*p - '0') < 10; p++, digits++) {
         if (m == 0 && *p == '0')
             continue;
-        if (sig < 15) {
+        if (sig < 19) {                /* 19 digits always fit in uint64_t */
             m = m * 10 + (uint64_t)(*p - '0');
             sig++;
         } else {
@@ -48,7 +50,7 @@ int trace_parse_double(const char *s, size_t len, double *out)
                 exp10--;
                 continue;
             }
-            if (sig < 15) {
+            if (sig < 19) {
                 m = m * 10 + (uint64_t)(*p - '0');
                 sig++;
                 exp10--;
@@ -79,7 +81,12 @@ int trace_parse_double(const char *s, size_t len, double *out)
         *out = neg ? -0.0 : 0.0;
         return 0;
     }
-    if (exact && exp10 >= -22 && exp10 <= 22) {
+    if (exact && exp10 == 0) {
+        double v = (double)m;          /* one rounding, to nearest */
+        *out = neg ? -v : v;
+        return 0;
+    }
+    if (exact && m <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
         double v = (double)m;
         v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
         *out = neg ? -v : v;
@@ -91,6 +98,45 @@ int trace_parse_double(const char *s, size_t len, double *out)
     memcpy(tmp, s, len);
     tmp[len] = '\0';
     *out = strtod(tmp, NULL);
+    return 0;
+}
+
+/* The hot path: "612.345", "98", "1790000010000000000" — at most 19 digits,
+ * no exponent. The digits then fit in a uint64_t exactly, and one
+ * conversion (an integer) or one division by an exact power of ten
+ * (significand up to 2^53) is correctly rounded. Everything else goes
+ * through parse_double_careful. */
+int trace_parse_double(const char *s, size_t len, double *out)
+{
+    const char *p = s, *e = s + len;
+    int neg = 0;
+    if (p < e && (*p == '-' || *p == '+')) {
+        neg = *p == '-';
+        p++;
+    }
+    uint64_t m = 0;              /* wraps past 19 digits: then unused */
+    const char *digits_start = p;
+    while (p < e && (unsigned)(*p - '0') < 10)
+        m = m * 10 + (uint64_t)(*p++ - '0');
+    size_t int_digits = (size_t)(p - digits_start), frac_digits = 0;
+    if (p < e && *p == '.') {
+        const char *frac_start = ++p;
+        while (p < e && (unsigned)(*p - '0') < 10)
+            m = m * 10 + (uint64_t)(*p++ - '0');
+        frac_digits = (size_t)(p - frac_start);
+    }
+    if (p != e || int_digits + frac_digits > 19)
+        return parse_double_careful(s, len, out);
+    if (int_digits + frac_digits == 0)
+        return -1;
+    double v;
+    if (frac_digits == 0)
+        v = (double)m;
+    else if (m <= (UINT64_C(1) << 53) && frac_digits <= 22)
+        v = (double)m / pow10_exact[frac_digits];
+    else
+        return parse_double_careful(s, len, out);
+    *out = neg ? -v : v;
     return 0;
 }
 
@@ -215,6 +261,30 @@ static int check_order(struct trace_reader *tr, const struct trace_row *row)
     return 0;
 }
 
+/* The recorder writes "0x%016llx"; that form is read here directly (it is
+ * on every row), anything else strtoull(base 0) accepts is read by it. */
+static int parse_reasons(const char *s, size_t n, unsigned long long *bits)
+{
+    if (n > 2 && n <= 18 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        unsigned long long v = 0;
+        for (size_t i = 2; i < n; i++) {
+            unsigned char ch = (unsigned char)s[i];
+            int d = ch >= '0' && ch <= '9' ? ch - '0'
+                  : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                  : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+            if (d < 0)
+                return -1;
+            v = v << 4 | (unsigned)d;
+        }
+        *bits = v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    *bits = strtoull(s, &end, 0);
+    return errno || *end || end == s || *s == '-' ? -1 : 0;
+}
+
 static int parse_cells(struct trace_reader *tr, struct trace_row *row)
 {
     struct csv_reader *csv = &tr->csv;
@@ -229,10 +299,8 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
         if (n == 0)
             continue;
         if (c == COL_GPU_CLOCK_EVENT_REASONS) {
-            char *end;
-            errno = 0;
-            unsigned long long bits = strtoull(s, &end, 0);
-            if (errno || *end || end == s || *s == '-')
+            unsigned long long bits;
+            if (parse_reasons(s, n, &bits) != 0)
                 return fail(tr, row->line, "column gpu_clock_event_reasons: not a bitmask: '%s'%s",
                             quote_cell(s, cellbuf, sizeof cellbuf), "");
             row->clock_event_reasons = bits;

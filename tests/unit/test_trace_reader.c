@@ -115,7 +115,9 @@ static void test_parse_double(void)
     static const char *const cases[] = {
         "0", "-0", "612.345", "0.1", "1e-3", "6E+2", "123456789012345", "1234567890123456789",
         "0.000000000000000000000000001", "3.14159265358979323846", "1e300", "75.000", "+5",
-        "9007199254740993", "0.30000000000000004",
+        "9007199254740993", "0.30000000000000004", "9223372036854775807", "18446744073709551615",
+        "9999999999999999999", "1790000010000000123", "3375512841123456", "12345678901234567.5",
+        "0.9007199254740993", "-1790000010000000001",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double got, want = strtod(cases[i], NULL);
@@ -126,6 +128,17 @@ static void test_parse_double(void)
     /* random decimals: bit-exact with strtod */
     unsigned long long x = 88172645463325252ull;
     int bad = 0;
+    for (int i = 0; i < 50000; i++) {      /* ns timestamps: 16 to 19 digit integers */
+        char s[32];
+        snprintf(s, sizeof s, "%llu", (unsigned long long)(rand() % 1000) * 1000000000000000ULL +
+                 (unsigned long long)rand() * 1000ULL + (unsigned long long)(rand() % 1000));
+        double got, want = strtod(s, NULL);
+        CHECK(trace_parse_double(s, strlen(s), &got) == 0);
+        if (memcmp(&got, &want, sizeof got) != 0) {
+            CHECK_STR(s, "(bit-exact with strtod)");
+            break;
+        }
+    }
     for (int i = 0; i < 200000; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         char s[64];
