@@ -42,6 +42,7 @@ struct recorder {
     const struct record_opts *o;
     struct nvml_lib nvml;
     struct gpu_dev gpus[MAX_GPUS];
+    struct gpu_reading readings[MAX_GPUS]; /* this tick's, before they are written */
     int ngpu;
     struct csv_out csv;
     int ncols;
@@ -302,24 +303,34 @@ static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
     if (gpu_has(g, GV_POWER_LIMIT_MW))   trace_row_milli(row, COL_GPU_POWER_LIMIT_W, g->v[GV_POWER_LIMIT_MW]);
 }
 
-/* One tick. Returns 0, or the index+1 of a GPU that was lost. */
+/* One tick. Returns 0, or the index+1 of a GPU that was lost.
+ *
+ * The GPUs are read first, back to back right after the wake-up, and only
+ * then the host cells and the writes: a slow /proc read or a write that
+ * waits on the disk then delays no GPU reading, so the GPU samples keep
+ * their schedule. Rows of GPUs read before a lost one are still written. */
 static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
 {
+    struct gpu_reading *readings = r->readings;
+    int nread = 0, lost = 0;
+    for (; nread < r->ngpu; nread++) {
+        if (gpu_sample(&r->nvml, &r->gpus[nread], &readings[nread]) == NVML_ERROR_GPU_IS_LOST) {
+            lost = nread + 1;
+            break;
+        }
+    }
     struct trace_row base, row;
     sample_tick_cells(r, &base, tick, late_ns);
-    for (int i = 0; i < r->ngpu; i++) {
-        struct gpu_reading g;
-        if (gpu_sample(&r->nvml, &r->gpus[i], &g) == NVML_ERROR_GPU_IS_LOST)
-            return i + 1;
+    for (int i = 0; i < nread; i++) {
         row = base;
-        fill_gpu_cells(&row, &r->gpus[i], &g);
+        fill_gpu_cells(&row, &r->gpus[i], &readings[i]);
         if (trace_row_write(&row, &r->csv) != 0)
             return 0;
         if (i == 0)
             snprintf(r->last_power, sizeof r->last_power, "%s",
                      row.set[COL_GPU_POWER_W] ? row.text[COL_GPU_POWER_W] : "-");
     }
-    return 0;
+    return lost;
 }
 
 static void show_status(struct recorder *r, int64_t now, int final)
