@@ -36,7 +36,7 @@ static void usage(FILE *out)
         "      --marks-mode OCTAL mode of a FIFO flinch creates (default 0600)\n"
         "      --rapl FILE        RAPL counter for the rapl_energy_uj column (default:\n"
         "                         the first package domain found)\n"
-        "      --no-rapl          no RAPL columns values\n"
+        "      --no-rapl          no RAPL values or columns\n"
         "      --rapl-root DIR    powercap tree to search (default /sys/class/powercap)\n"
         "      --proc-stat FILE   host CPU counters (default /proc/stat)\n"
         "      --nvml-lib PATH    NVML library to load (default libnvidia-ml.so.1)\n"
