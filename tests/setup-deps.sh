@@ -3,11 +3,13 @@
 # Everything here is optional: a test whose tool is missing reports SKIP.
 #   python3   - runs the original analyze_trace.py against flinch traces
 #   chromium  - renders `flinch plot` SVGs to PNG for the plot tests
-#   valgrind  - memcheck pass (make valgrind)
+#   valgrind  - memcheck pass (make valgrind, and the memcheck suite of make check)
+#   clang     - make check's second compiler (-Werror), and make fuzz
 want=""
 command -v python3 >/dev/null 2>&1 || want="$want python3"
 command -v chromium >/dev/null 2>&1 || want="$want chromium"
 command -v valgrind >/dev/null 2>&1 || want="$want valgrind"
+command -v clang >/dev/null 2>&1 || want="$want clang"
 [ -z "$want" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup-deps: not root or no apt-get; tests needing:$want will be skipped" >&2
