@@ -9,7 +9,9 @@
  * Each worker calls gpu_sample for its own GPU into its own reading; NVML
  * (and the simulated library) is thread-safe. The workers block every
  * signal: SIGINT/SIGTERM must reach the sampling thread, whose sleep they
- * interrupt. The pool is only worth its threads with two GPUs or more.
+ * interrupt. The pool is only worth its threads with two GPUs or more and
+ * a slow driver: the recorder starts it when reading the GPUs in turn
+ * takes over a millisecond (sample_tick in recorder.c).
  */
 #ifndef FLINCH_GPU_POOL_H
 #define FLINCH_GPU_POOL_H

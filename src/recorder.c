@@ -4,8 +4,8 @@
  * Owns the order of things. Setup checks everything that can make the
  * recording pointless before writing a byte (NVML, the GPUs asked for, the
  * output header, the FIFO), then the main thread runs the schedule (ticker)
- * and samples on each tick: the GPUs first (with several GPUs, all at once
- * on gpu_pool's threads), then per-tick sources once (host CPU, RAPL, the
+ * and samples on each tick: the GPUs first (several GPUs on gpu_pool's
+ * threads, once reading them in turn gets slow), then per-tick sources once (host CPU, RAPL, the
  * watched process), then one SAMPLE row per GPU. The marks FIFO has its own
  * thread (mark_fifo) that writes MARK rows as they arrive. Shutdown stops
  * the marks thread first, so nothing lands after the `end` mark.
@@ -38,6 +38,8 @@
 #include "trace_row.h"
 
 #define MAX_GPUS 64
+/* A tick's serial GPU reads taking longer than this switch to parallel reads. */
+#define PARALLEL_AFTER_NS (1 * NS_PER_MS)
 #define STATUS_EVERY_NS (250 * NS_PER_MS)
 
 struct recorder {
@@ -46,7 +48,8 @@ struct recorder {
     struct gpu_dev gpus[MAX_GPUS];
     struct gpu_reading readings[MAX_GPUS]; /* this tick's, before they are written */
     int ngpu;
-    struct gpu_pool pool;    /* started when ngpu > 1 */
+    struct gpu_pool pool;    /* started once serial reads get slow (sample_tick) */
+    int pool_failed;         /* could not start it: stay serial */
     struct csv_out csv;
     int ncols;
     struct rapl rapl;
@@ -312,22 +315,32 @@ static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
  * cells and the writes: a slow /proc read or a write that waits on the disk
  * then delays no GPU reading, so the GPU samples keep their schedule.
  *
- * With several GPUs they are read in parallel, one gpu_pool thread each: a
- * sample is about 9 NVML queries of 100-200 us each on a busy multi-GPU
- * host, so one after another 8 GPUs would take longer than a 10 ms tick
- * and GPU 7 would be stamped milliseconds after GPU 0. One GPU is read
- * here directly. A lost GPU ends the recording: the rows of every GPU that
- * was read whole are still written, in GPU order, and the first lost GPU
- * is the one reported. */
+ * Several GPUs are read one after another while that is quick, and in
+ * parallel, one gpu_pool thread each, once a tick's reads take longer than
+ * PARALLEL_AFTER_NS: a sample is about 9 NVML queries, of 100-300 us each
+ * on a busy multi-GPU host, so in a row 8 GPUs would take longer than a
+ * 10 ms tick and GPU 7 would be stamped milliseconds after GPU 0. While
+ * the driver answers in microseconds the threads would only add their
+ * wake-ups (tens of us of CPU each), so they start only when needed, and
+ * then stay. A lost GPU ends the recording: the rows of every GPU that was
+ * read whole are still written, in GPU order, and the first lost GPU is
+ * the one reported. */
 static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
 {
     struct gpu_reading *readings = r->readings;
     nvmlReturn_t rc[MAX_GPUS];
     int lost = 0;
-    if (r->pool.n > 0)
+    if (r->pool.n > 0) {
         gpu_pool_sample(&r->pool, rc);
-    else
-        rc[0] = gpu_sample(&r->nvml, &r->gpus[0], &readings[0]);
+    } else {
+        for (int i = 0; i < r->ngpu; i++)
+            rc[i] = gpu_sample(&r->nvml, &r->gpus[i], &readings[i]);
+        if (r->ngpu > 1 && !r->pool_failed && mono_ns() - readings[0].t_mono_ns > PARALLEL_AFTER_NS &&
+            gpu_pool_start(&r->pool, &r->nvml, r->gpus, r->readings, r->ngpu) != 0) {
+            diag_warn("reading the GPUs one after another from now on");
+            r->pool_failed = 1;
+        }
+    }
     struct trace_row base, row;
     sample_tick_cells(r, &base, tick, late_ns);
     for (int i = 0; i < r->ngpu; i++) {
@@ -442,10 +455,6 @@ int recorder_run(const struct record_opts *o)
     if (open_nvml(r) != 0) {
         cleanup(r);
         return EXIT_USAGE;
-    }
-    if (r->ngpu > 1 && gpu_pool_start(&r->pool, &r->nvml, r->gpus, r->readings, r->ngpu) != 0) {
-        cleanup(r);
-        return EXIT_RUNTIME;
     }
     if (!o->no_rapl)
         rapl_discover(&r->rapl, o->rapl_root, o->rapl_path);

@@ -38,7 +38,8 @@ vg "record 2 s on the simulated GPU with marks" 0 "$FLINCH" record --out rec.csv
 wait
 vg "record, GPU lost mid-run (exit 3)" 3 env FLINCH_SIM_SCENARIO="$SCN/lost.scn" "$FLINCH" record \
   --out lost.csv --seconds 1 --nvml-lib "$SIM" --no-rapl
-vg "record two GPUs in parallel (worker threads)" 0 env FLINCH_SIM_SCENARIO="$SCN/multi_gpu.scn" \
+printf 'gpus 2\nlatency_us 300\n' > slow2.scn   # slow queries: the recorder switches to worker threads
+vg "record two slow GPUs in parallel (worker threads)" 0 env FLINCH_SIM_SCENARIO=slow2.scn \
   "$FLINCH" record --out multi.csv --seconds 1 --gpu all --nvml-lib "$SIM" --no-rapl
 vg "record, no driver (exit 2)" 2 env FLINCH_SIM_SCENARIO="$SCN/no_driver.scn" "$FLINCH" record \
   --out nd.csv --seconds 1 --nvml-lib "$SIM"
