@@ -61,7 +61,23 @@ nvmlReturn_t gpu_sample(const struct nvml_lib *lib, struct gpu_dev *dev, struct 
     r->t_mono_ns = mono_ns();
     r->t_wall_ns = wall_ns();
 
-    if (lib->power_usage) {
+    /* The exact readings first, closest to t_mono_ns: on a real driver each
+     * query takes tens to hundreds of us, and the energy counter and the
+     * instantaneous power are what window energies are computed from. */
+    if (lib->total_energy) {
+        unsigned long long mj = 0;
+        nvmlReturn_t rc = lib->total_energy(h, &mj);
+        lost |= note(lib, dev, r, GV_ENERGY_MJ, rc, mj);
+    }
+    if (!lost && lib->field_values) {
+        nvmlFieldValue_t f = { 0 };
+        f.fieldId = NVML_FI_DEV_POWER_INSTANT;
+        nvmlReturn_t rc = lib->field_values(h, 1, &f);
+        if (rc == NVML_SUCCESS)
+            rc = f.nvmlReturn;
+        lost |= note(lib, dev, r, GV_POWER_INSTANT_MW, rc, field_as_ull(&f));
+    }
+    if (!lost && lib->power_usage) {
         unsigned mw = 0;
         nvmlReturn_t rc = lib->power_usage(h, &mw);
         lost |= note(lib, dev, r, GV_POWER_MW, rc, mw);
@@ -81,19 +97,6 @@ nvmlReturn_t gpu_sample(const struct nvml_lib *lib, struct gpu_dev *dev, struct 
         unsigned c = 0;
         nvmlReturn_t rc = lib->temperature(h, NVML_TEMPERATURE_GPU, &c);
         lost |= note(lib, dev, r, GV_TEMP_C, rc, c);
-    }
-    if (!lost && lib->total_energy) {
-        unsigned long long mj = 0;
-        nvmlReturn_t rc = lib->total_energy(h, &mj);
-        lost |= note(lib, dev, r, GV_ENERGY_MJ, rc, mj);
-    }
-    if (!lost && lib->field_values) {
-        nvmlFieldValue_t f = { 0 };
-        f.fieldId = NVML_FI_DEV_POWER_INSTANT;
-        nvmlReturn_t rc = lib->field_values(h, 1, &f);
-        if (rc == NVML_SUCCESS)
-            rc = f.nvmlReturn;
-        lost |= note(lib, dev, r, GV_POWER_INSTANT_MW, rc, field_as_ull(&f));
     }
     if (!lost && lib->memory_info) {
         nvmlMemory_t m = { 0, 0, 0 };
