@@ -50,6 +50,9 @@ struct recorder {
     int ngpu;
     struct gpu_pool pool;    /* started once serial reads get slow (sample_tick) */
     int pool_failed;         /* could not start it: stay serial */
+    int proc_rc, proc_was_exited; /* this tick's proc_watch_read */
+    int64_t proc_cpu_ns;
+    char proc_state;
     struct csv_out csv;
     int ncols;
     struct rapl rapl;
@@ -254,7 +257,8 @@ static int open_fifo(struct recorder *r)
 }
 
 /* Per-tick cells shared by every GPU's row: schedule, host CPU, RAPL and
- * the watched process. Notes a process exit with an EVENT row. */
+ * the watched process (read before the GPUs, see sample_tick). Notes a
+ * process exit with an EVENT row. */
 static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_t tick,
                               int64_t late_ns)
 {
@@ -274,16 +278,12 @@ static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_
                 trace_row_uint(base, COL_COUNT + i, r->rapl.dom[i].cum_uj);
     }
     if (r->watching) {
-        int64_t cpu_ns = 0;
-        char state = '?';
-        int was_exited = r->proc.exited;
-        int rc = proc_watch_read(&r->proc, &cpu_ns, &state);
         trace_row_int(base, COL_PROC_PID, r->proc.pid);
-        if (rc >= 0) {
-            trace_row_int(base, COL_PROC_CPU_NS, cpu_ns);
-            trace_row_char(base, COL_PROC_STATE, state);
+        if (r->proc_rc >= 0) {
+            trace_row_int(base, COL_PROC_CPU_NS, r->proc_cpu_ns);
+            trace_row_char(base, COL_PROC_STATE, r->proc_state);
         }
-        if (rc == 1 && !was_exited && !r->have_child) {
+        if (r->proc_rc == 1 && !r->proc_was_exited && !r->have_child) {
             char label[64];
             snprintf(label, sizeof label, "proc_exit pid=%d", (int)r->proc.pid);
             write_event(r, label, 0, 0, r->proc.pid);
@@ -330,6 +330,13 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
     struct gpu_reading *readings = r->readings;
     nvmlReturn_t rc[MAX_GPUS];
     int lost = 0;
+    /* The process's CPU clock is read just before the GPUs (a syscall and a
+     * small /proc read), so its rate over t_mono_ns is not jittered by how
+     * long the GPU reads took. */
+    if (r->watching) {
+        r->proc_was_exited = r->proc.exited;
+        r->proc_rc = proc_watch_read(&r->proc, &r->proc_cpu_ns, &r->proc_state);
+    }
     if (r->pool.n > 0) {
         gpu_pool_sample(&r->pool, rc);
     } else {
