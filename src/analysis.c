@@ -20,6 +20,19 @@
 #include "diag.h"
 #include "verdict.h"
 
+int analysis_check_window_flags(const char *start, const char *end, int no_windows)
+{
+    if ((start == NULL) != (end == NULL)) {
+        diag_error("--start and --end go together (see --help)");
+        return -1;
+    }
+    if (no_windows && start) {
+        diag_error("--no-windows contradicts --start/--end");
+        return -1;
+    }
+    return 0;
+}
+
 void analysis_default_options(struct analysis_options *o)
 {
     memset(o, 0, sizeof *o);

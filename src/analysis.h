@@ -132,6 +132,9 @@ struct analysis {
 };
 
 void analysis_default_options(struct analysis_options *o);
+/* The window flags as plot and export take them: --start and --end come
+ * together, and not with --no-windows. 0, or -1 after one error line. */
+int analysis_check_window_flags(const char *start, const char *end, int no_windows);
 /* Streams PATH once. 0 on success; else an exit code from diag.h, with the
  * one-line message already printed through diag_error. */
 int analysis_run(const struct analysis_options *o, const char *path, struct analysis *out);

@@ -103,14 +103,8 @@ int cmd_export(int argc, char **argv)
         diag_error("no trace given (see --help)");
         return EXIT_USAGE;
     }
-    if ((start == NULL) != (end == NULL)) {
-        diag_error("--start and --end go together (see --help)");
+    if (analysis_check_window_flags(start, end, no_windows) != 0)
         return EXIT_USAGE;
-    }
-    if (no_windows && start) {
-        diag_error("--no-windows contradicts --start/--end");
-        return EXIT_USAGE;
-    }
     int explicit_labels = start != NULL;
     if (!start && !no_windows) {
         start = "infer_start";

@@ -116,14 +116,8 @@ int cmd_plot(int argc, char **argv)
         diag_error("--width must be 400..20000 and --height 300..20000 pixels");
         return EXIT_USAGE;
     }
-    if ((start == NULL) != (end == NULL)) {
-        diag_error("--start and --end go together (see --help)");
+    if (analysis_check_window_flags(start, end, no_windows) != 0)
         return EXIT_USAGE;
-    }
-    if (no_windows && start) {
-        diag_error("--no-windows contradicts --start/--end");
-        return EXIT_USAGE;
-    }
     const char *trace = argv[optind];
     struct plot_data d;
     int rc = plot_data_read(trace, from, to, so.width - SVG_PLOT_MARGINS, &d);

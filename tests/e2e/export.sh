@@ -88,6 +88,10 @@ expect_eq "no wall clock on a second host" "$st: $err" "2: flinch export: nowall
 err=$("$FLINCH" export -f perfetto "$FIX" -o x.json -q --start nope --end never 2>&1); st=$?
 expect_eq "labels in no trace" "$st: $err" "2: flinch export: no trace has both 'nope' and 'never' MARKs"
 expect_eq "no JSON left on error" "$(ls x.json 2>/dev/null)" ""
+err=$("$FLINCH" export -f perfetto "$FIX" -o x.json --end first_token 2>&1); st=$?
+expect_eq "--end alone" "$st: $err" "2: flinch export: --start and --end go together (see --help)"
+err=$("$FLINCH" export -f perfetto "$FIX" -o x.json --no-windows --start a --end b 2>&1); st=$?
+expect_eq "--no-windows with labels" "$st: $err" "2: flinch export: --no-windows contradicts --start/--end"
 err=$("$FLINCH" export -f perfetto 'a:b.csv' -o x.json 2>&1); st=$?
 expect_eq "host name with a colon" "$st: $err" "2: flinch export: 'a:b.csv': host name 'a:b' may not hold ':', '=' or control characters (use HOST=PATH)"
 check "--help lists every flag" sh -c '"$1" export --help | grep -q -- --no-windows && "$1" export --help | grep -q -- --quiet' _ "$FLINCH"

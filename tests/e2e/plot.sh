@@ -61,6 +61,8 @@ err=$("$FLINCH" plot "$FIX" -o x.svg --from abc 2>&1); st=$?
 expect_eq "bad --from" "$st: $err" "2: flinch plot: --from: not a number of seconds >= 0: 'abc'"
 err=$("$FLINCH" plot "$FIX" -o x.svg --start infer_start 2>&1); st=$?
 expect_eq "--start alone" "$st: $err" "2: flinch plot: --start and --end go together (see --help)"
+err=$("$FLINCH" plot "$FIX" -o x.svg --no-windows --start a --end b 2>&1); st=$?
+expect_eq "--no-windows with labels" "$st: $err" "2: flinch plot: --no-windows contradicts --start/--end"
 err=$("$FLINCH" plot "$FIX" -o x.svg --width 10 2>&1); st=$?
 expect_eq "tiny --width" "$st: $err" "2: flinch plot: --width must be 400..20000 and --height 300..20000 pixels"
 expect_status "unknown label" 2 "$FLINCH" plot "$FIX" -o x.svg --start nope --end end
