@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "json_escape.h"
 #include "report.h"
 
 static void csv_str(FILE *out, const char *s)
@@ -105,19 +106,6 @@ void report_csv(FILE *out, const struct analysis *a)
     }
 }
 
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
 
 static void json_num(FILE *out, const char *key, const char *fmt, double v)
 {
@@ -141,11 +129,11 @@ static void json_stat(FILE *out, const char *key, const struct stat_summary *s)
 void report_json(FILE *out, const struct analysis *a)
 {
     fputs("{\"trace\":", out);
-    json_str(out, a->path);
+    json_write_string(out, a->path);
     fputs(",\"hosts\":[", out);
     for (int h = 0; h < a->nhosts; h++) {
         fputs(h ? ",{\"name\":" : "{\"name\":", out);
-        json_str(out, a->host_names[h]);
+        json_write_string(out, a->host_names[h]);
         fprintf(out, ",\"wall_minus_mono_ns\":%lld}", (long long)a->host_offset_ns[h]);
     }
     fputs("],\"gpus\":[", out);
@@ -153,12 +141,12 @@ void report_json(FILE *out, const struct analysis *a)
         fprintf(out, "%s{\"gpu\":%d", i ? "," : "", a->gpu_ids[i]);
         if (a->nhosts > 1) {
             fputs(",\"host\":", out);
-            json_str(out, a->host_names[a->gpu_host[i]]);
+            json_write_string(out, a->host_names[a->gpu_host[i]]);
         }
         json_num(out, "idle_W", "%.3f", a->idle_w[i]);
         json_num(out, "busy_W", "%.3f", a->busy_w[i]);
         fputs(",\"levels_from\":", out);
-        json_str(out, a->level_origin[i]);
+        json_write_string(out, a->level_origin[i]);
         fputc('}', out);
     }
     fputs("],\"windows\":[", out);
@@ -167,9 +155,9 @@ void report_json(FILE *out, const struct analysis *a)
         char flags[128];
         window_flags_str(w->flags, flags, sizeof flags);
         fprintf(out, "%s\n{\"window\":%ld,\"start_label\":", i ? "," : "", w->index);
-        json_str(out, w->start_label);
+        json_write_string(out, w->start_label);
         fputs(",\"end_label\":", out);
-        json_str(out, w->end_label);
+        json_write_string(out, w->end_label);
         fprintf(out, ",\"start_line\":%ld,\"end_line\":%ld,\"t_start_ns\":%lld,\"t_end_ns\":%lld,"
                 "\"wall_start_ns\":%lld,\"wall_end_ns\":%lld", w->start_line, w->end_line,
                 (long long)w->t_start_ns, (long long)w->t_end_ns, (long long)w->wall_start_ns,
@@ -184,7 +172,7 @@ void report_json(FILE *out, const struct analysis *a)
         for (int k = 0; k < a->n_rapl; k++) {
             if (k)
                 fputc(',', out);
-            json_str(out, a->rapl_domain[k]);
+            json_write_string(out, a->rapl_domain[k]);
             fputc(':', out);
             if (isnan(w->rapl_j[k]))
                 fputs("null", out);
@@ -192,22 +180,22 @@ void report_json(FILE *out, const struct analysis *a)
                 fprintf(out, "%.6f", w->rapl_j[k]);
         }
         fputs("},\"flags\":", out);
-        json_str(out, flags);
+        json_write_string(out, flags);
         fputs(",\"verdict\":", out);
-        json_str(out, verdict_name(w->verdict));
+        json_write_string(out, verdict_name(w->verdict));
         fputs(",\"evidence\":", out);
-        json_str(out, w->evidence);
+        json_write_string(out, w->evidence);
         fputs(",\"gpus\":[", out);
         for (int k = 0; k < w->ngpu; k++) {
             const struct window_gpu *g = &w->gpu[k];
             fprintf(out, "%s{\"gpu\":%d,", k ? "," : "", g->gpu);
             if (a->nhosts > 1) {
                 fputs("\"host\":", out);
-                json_str(out, a->host_names[g->host]);
+                json_write_string(out, a->host_names[g->host]);
                 fputc(',', out);
             }
             fputs("\"source\":", out);
-            json_str(out, energy_source_name(g->source));
+            json_write_string(out, energy_source_name(g->source));
             json_num(out, "energy_J", "%.6f", g->energy_j);
             json_num(out, "uncertainty_J", "%.6f", g->uncertainty_j);
             json_num(out, "energy_counter_J", "%.6f", g->energy_counter_j);
@@ -236,8 +224,8 @@ void report_json(FILE *out, const struct analysis *a)
     json_stat(out, "energy_J", &a->energy_j);
     json_stat(out, "mean_power_W", &a->mean_power_w);
     fputs(",\"verdict\":", out);
-    json_str(out, verdict_name(a->verdict));
+    json_write_string(out, verdict_name(a->verdict));
     fputs(",\"evidence\":", out);
-    json_str(out, a->evidence);
+    json_write_string(out, a->evidence);
     fputs("}}\n", out);
 }
