@@ -6,12 +6,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "csv_writer.h"
 #include "json_escape.h"
 #include "report.h"
 
 static void csv_str(FILE *out, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    if (!csv_cell_needs_quotes(s)) {
         fputs(s, out);
         return;
     }
@@ -105,7 +106,6 @@ void report_csv(FILE *out, const struct analysis *a)
         fputc('\n', out);
     }
 }
-
 
 static void json_num(FILE *out, const char *key, const char *fmt, double v)
 {
