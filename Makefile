@@ -8,9 +8,11 @@
 #   make soak       record SOAK_SECONDS (default 3600) at 1 ms with marks; checks RSS, marks, samples
 #   make valgrind   memcheck over representative commands (needs valgrind)
 #
-# Sources are found by wildcard: src/*.c and src/builtin/*.c make up libflinch.a,
-# src/flinch.c is the entry point, sim/*.c is the simulated NVML, tests/unit/test_*.c
-# are unit tests (one binary each, linked against libflinch.a).
+# Sources are found by wildcard: src/STAGE/*.c (util, trace, record, analyze,
+# report, builtin) make up libflinch.a, src/flinch.c is the entry point, sim/*.c
+# is the simulated NVML, tests/unit/test_*.c are unit tests (one binary each,
+# linked against libflinch.a). Every src/ folder is on the include path, so a
+# header is included by its bare name wherever it lives.
 
 BUILD   ?= build
 CC      ?= cc
@@ -19,10 +21,12 @@ WERROR  ?=
 SAN     ?=
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Wpedantic
-ALL_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) -Isrc -Iinclude -MMD -MP $(CFLAGS)
+SRC_DIRS := src $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h))))
+SRC_INC  := $(addprefix -I,$(SRC_DIRS))
+ALL_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) $(SRC_INC) -Iinclude -MMD -MP $(CFLAGS)
 LDLIBS  := -ldl -lm -lpthread
 
-LIB_SRC  := $(filter-out src/flinch.c,$(wildcard src/*.c)) $(wildcard src/builtin/*.c)
+LIB_SRC  := $(wildcard src/*/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 SIM_SRC  := $(wildcard sim/*.c)
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/pic/%.o)
@@ -100,15 +104,15 @@ bench: all
 # seed corpus in tests/fuzz/corpus/ (see TESTING.md).
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_CFLAGS  := $(CSTD) -DCSV_BUF_INIT=64 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc -Iinclude
+FUZZ_CFLAGS  := $(CSTD) -DCSV_BUF_INIT=64 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(SRC_INC) -Iinclude
 FUZZ_BIN     := build-fuzz/fuzz_trace_reader build-fuzz/fuzz_csv_reader build-fuzz/fuzz_csv_roundtrip \
                 build-fuzz/fuzz_mark_line
 
-build-fuzz/fuzz_trace_reader: tests/fuzz/fuzz_trace_reader.c src/trace_reader.c src/csv_reader.c src/trace_schema.c
-build-fuzz/fuzz_csv_reader: tests/fuzz/fuzz_csv_reader.c src/csv_reader.c
-build-fuzz/fuzz_csv_roundtrip: tests/fuzz/fuzz_csv_roundtrip.c src/csv_writer.c src/csv_reader.c src/diag.c
-build-fuzz/fuzz_mark_line: tests/fuzz/fuzz_mark_line.c src/mark_line.c
-$(FUZZ_BIN): $(wildcard src/*.h)
+build-fuzz/fuzz_trace_reader: tests/fuzz/fuzz_trace_reader.c src/trace/trace_reader.c src/trace/csv_reader.c src/trace/trace_schema.c
+build-fuzz/fuzz_csv_reader: tests/fuzz/fuzz_csv_reader.c src/trace/csv_reader.c
+build-fuzz/fuzz_csv_roundtrip: tests/fuzz/fuzz_csv_roundtrip.c src/trace/csv_writer.c src/trace/csv_reader.c src/util/diag.c
+build-fuzz/fuzz_mark_line: tests/fuzz/fuzz_mark_line.c src/trace/mark_line.c
+$(FUZZ_BIN): $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@ -lm -lpthread
 

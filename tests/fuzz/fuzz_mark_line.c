@@ -2,7 +2,7 @@
  * fuzz_mark_line.c — libFuzzer target for mark_line_parse (issue 6).
  *
  *   clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
- *     -Isrc tests/fuzz/fuzz_mark_line.c src/mark_line.c -o build-fuzz/fuzz_mark_line
+ *     -Isrc/trace tests/fuzz/fuzz_mark_line.c src/trace/mark_line.c -o build-fuzz/fuzz_mark_line
  *   build-fuzz/fuzz_mark_line -max_total_time=60 tests/fuzz/corpus/mark_line
  *
  * Besides memory errors it checks the parser's promises: an accepted label

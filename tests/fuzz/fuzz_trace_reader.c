@@ -3,8 +3,8 @@
  * tokenizer under it (issue 6). Built and run by `make fuzz`:
  *
  *   clang -std=c11 -D_GNU_SOURCE -DCSV_BUF_INIT=64 -g -O1 -fsanitize=fuzzer,address,undefined \
- *     -Isrc tests/fuzz/fuzz_trace_reader.c src/trace_reader.c \
- *     src/csv_reader.c src/trace_schema.c -o build-fuzz/fuzz_trace_reader -lm
+ *     -Isrc/trace -Isrc/util tests/fuzz/fuzz_trace_reader.c src/trace/trace_reader.c \
+ *     src/trace/csv_reader.c src/trace/trace_schema.c -o build-fuzz/fuzz_trace_reader -lm
  *   build-fuzz/fuzz_trace_reader -max_total_time=60 tests/fuzz/corpus/trace_reader
  *
  * Each input is read as a whole trace file twice: once from a memfd (the
