@@ -35,9 +35,9 @@
 #include "rapl.h"
 #include "recorder.h"
 #include "ticker.h"
+#include "trace_limits.h"
 #include "trace_row.h"
 
-#define MAX_GPUS 64
 /* A tick's serial GPU reads taking longer than this switch to parallel reads. */
 #define PARALLEL_AFTER_NS (1 * NS_PER_MS)
 #define STATUS_EVERY_NS (250 * NS_PER_MS)
@@ -45,8 +45,8 @@
 struct recorder {
     const struct record_opts *o;
     struct nvml_lib nvml;
-    struct gpu_dev gpus[MAX_GPUS];
-    struct gpu_reading readings[MAX_GPUS]; /* this tick's, before they are written */
+    struct gpu_dev gpus[TRACE_MAX_GPUS];
+    struct gpu_reading readings[TRACE_MAX_GPUS]; /* this tick's, before they are written */
     int ngpu;
     struct gpu_pool pool;    /* started once serial reads get slow (sample_tick) */
     int pool_failed;         /* could not start it: stay serial */
@@ -106,8 +106,11 @@ static int parse_gpu_spec(const struct nvml_lib *nvml, const char *spec, unsigne
 {
     *n = 0;
     if (strcmp(spec, "all") == 0) {
-        for (unsigned i = 0; i < count && i < MAX_GPUS; i++)
+        for (unsigned i = 0; i < count && i < TRACE_MAX_GPUS; i++)
             idx[(*n)++] = i;
+        if (count > TRACE_MAX_GPUS)
+            diag_warn("--gpu all: %u GPUs found; recording the first %d (the most one trace holds)",
+                      count, TRACE_MAX_GPUS);
         return 0;
     }
     const char *p = spec;
@@ -129,8 +132,8 @@ static int parse_gpu_spec(const struct nvml_lib *nvml, const char *spec, unsigne
                 diag_error("--gpu %s: GPU %lu listed twice", spec, v);
                 return -1;
             }
-        if (*n == MAX_GPUS) {
-            diag_error("--gpu %s: more than %d GPUs", spec, MAX_GPUS);
+        if (*n == TRACE_MAX_GPUS) {
+            diag_error("--gpu %s: more than %d GPUs", spec, TRACE_MAX_GPUS);
             return -1;
         }
         idx[(*n)++] = (unsigned)v;
@@ -162,7 +165,7 @@ static int open_nvml(struct recorder *r)
         diag_error("no NVIDIA GPU found (NVML reports 0 devices)");
         return -1;
     }
-    unsigned idx[MAX_GPUS];
+    unsigned idx[TRACE_MAX_GPUS];
     if (parse_gpu_spec(&r->nvml, r->o->gpu_spec, count, idx, &r->ngpu) != 0)
         return -1;
     for (int i = 0; i < r->ngpu; i++) {
@@ -328,7 +331,7 @@ static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
 static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
 {
     struct gpu_reading *readings = r->readings;
-    nvmlReturn_t rc[MAX_GPUS];
+    nvmlReturn_t rc[TRACE_MAX_GPUS];
     int lost = 0;
     /* The process's CPU clock is read just before the GPUs (a syscall and a
      * small /proc read), so its rate over t_mono_ns is not jittered by how
