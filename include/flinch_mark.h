@@ -8,12 +8,14 @@
  *     flinch_mark_at("infer_end", t_mono_ns);     // stamped by you
  *     flinch_mark_to("/run/x.fifo", "l", t);      // explicit FIFO path
  *
- * Each call writes one line "LABEL<TAB>T_MONO_NS\n" to the recorder's FIFO
+ * Each call writes one line "\nLABEL<TAB>T_MONO_NS\n" to the recorder's FIFO
  * ($FLINCH_MARKS, else /tmp/flinch_marks) with a single write() of at most
- * 280 bytes (< PIPE_BUF), so marks from many threads and processes never
- * interleave. T_MONO_NS is CLOCK_MONOTONIC in ns, the clock of the trace's
- * t_mono_ns column, so the mark lands at the moment you stamped it however
- * late the recorder reads it.
+ * 281 bytes (< PIPE_BUF), so marks from many threads and processes never
+ * interleave. The leading newline ends any fragment a dying writer left in
+ * the pipe, so that fragment cannot swallow this mark (the recorder ignores
+ * the empty line it makes otherwise). T_MONO_NS is CLOCK_MONOTONIC in ns,
+ * the clock of the trace's t_mono_ns column, so the mark lands at the
+ * moment you stamped it however late the recorder reads it.
  *
  * Returns 0, or -1 with errno:
  *   ENXIO   no recorder has the FIFO open (the call never blocks on open)
@@ -22,11 +24,12 @@
  *   EINVAL  label empty, over 256 bytes, or with a control character
  *           (bytes < 0x20 or 0x7f), or t_mono_ns <= 0
  *   EPIPE   the recorder closed the FIFO before the write
+ *   EAGAIN  the FIFO's buffer is full: the recorder holds it open but has
+ *           stopped reading (SIGSTOP, a hung disk); the mark is not written
  * A vanished recorder never kills the caller with SIGPIPE: the signal is
  * blocked around the write and a SIGPIPE raised by that write is consumed.
  *
- * The write itself blocks only if the FIFO's 64 KiB buffer is full, that is
- * if the recorder has stopped reading while still holding the FIFO open.
+ * Never waits: the open and the write are both non-blocking.
  *
  * Build notes: needs POSIX.1-2008 declarations. gcc/clang's default
  * -std=gnu11 and g++ give them; under -std=c99/-std=c11 either include this
@@ -108,18 +111,19 @@ static inline int flinch_mark_write_nosigpipe(int fd, const char *buf, size_t le
  * environment lookup; `flinch mark --fifo` uses it). */
 static inline int flinch_mark_to(const char *fifo_path, const char *label, long long t_mono_ns)
 {
-    /* label + tab + 19 digits + newline */
+    /* newline + label + tab + 19 digits + newline */
     char line[FLINCH_MARK_LABEL_MAX + 24];
-    size_t len = 0;
+    size_t len = 1;
 
     if (!fifo_path || !label || t_mono_ns <= 0) {
         errno = EINVAL;
         return -1;
     }
     int only_spaces = 1;
-    for (; label[len]; len++) {
-        unsigned char c = (unsigned char)label[len];
-        if (len >= FLINCH_MARK_LABEL_MAX || c < 0x20 || c == 0x7f) {
+    line[0] = '\n';
+    for (; label[len - 1]; len++) {
+        unsigned char c = (unsigned char)label[len - 1];
+        if (len > FLINCH_MARK_LABEL_MAX || c < 0x20 || c == 0x7f) {
             errno = EINVAL;
             return -1;
         }
@@ -127,7 +131,7 @@ static inline int flinch_mark_to(const char *fifo_path, const char *label, long 
             only_spaces = 0;
         line[len] = (char)c;
     }
-    if (len == 0 || only_spaces) {
+    if (len == 1 || only_spaces) {
         errno = EINVAL;
         return -1;
     }
@@ -152,15 +156,14 @@ static inline int flinch_mark_to(const char *fifo_path, const char *label, long 
     if (fd < 0)
         return -1;                  /* ENXIO: nobody reading */
     int rc = -1;
-    int flags = fcntl(fd, F_GETFL);
     if (fstat(fd, &st) != 0)
         goto out;
     if (!S_ISFIFO(st.st_mode)) {    /* replaced between stat and open */
         errno = ENOTSUP;
         goto out;
     }
-    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
-        goto out;
+    /* still O_NONBLOCK: a full pipe is EAGAIN, never a wait (a write of
+     * at most PIPE_BUF bytes is all or nothing either way) */
     rc = flinch_mark_write_nosigpipe(fd, line, len);
 out:
     {

@@ -32,15 +32,16 @@ static void mark_usage(FILE *out)
         "options:\n"
         "  --fifo PATH   the recorder's FIFO (default: $FLINCH_MARKS, else /tmp/flinch_marks)\n"
         "  --at-ns NS    stamp the mark at NS (CLOCK_MONOTONIC ns, e.g. Python's\n"
-        "                time.monotonic_ns()) instead of now\n"
+        "                time.monotonic_ns()) instead of now; within a day of now\n"
         "  -h, --help    this help\n"
         "\n"
         "LABEL: 1 to 256 bytes after surrounding spaces are dropped, no control\n"
         "characters (tab, newline, bytes below 0x20, 0x7f).\n"
         "\n"
-        "Never waits for a recorder: exit 1 at once when none is listening.\n"
-        "exit status: 0 written; 1 no recorder listening, FIFO missing or write\n"
-        "failed; 2 bad label, bad option, or PATH is not a FIFO.\n");
+        "Never waits for a recorder: exit 1 at once when none is listening or\n"
+        "when its FIFO is full (the recorder stopped reading).\n"
+        "exit status: 0 written; 1 no recorder listening, FIFO missing or full,\n"
+        "write failed; 2 bad label, bad option, or PATH is not a FIFO.\n");
 }
 
 /*
@@ -114,6 +115,11 @@ int cmd_mark(int argc, char **argv)
     struct mark_line mark;
     if (check_mark(argv[optind], at_ns ? at_ns : now_text, &mark) != 0)
         return EXIT_USAGE;
+    if (!mark_stamp_in_range(mark.stamp_ns, mono_ns())) {
+        diag_error("--at-ns %s: more than a day from now (CLOCK_MONOTONIC is %s); "
+                   "the recorder would reject it", at_ns, now_text);
+        return EXIT_USAGE;
+    }
 
     if (flinch_mark_to(fifo, mark.label, (long long)mark.stamp_ns) == 0)
         return EXIT_OK;
@@ -127,6 +133,10 @@ int cmd_mark(int argc, char **argv)
     case ENOTSUP:
         diag_error("%s is not a FIFO", fifo);
         return EXIT_USAGE;
+    case EAGAIN:
+        diag_error("%s is full: the recorder holds it but is not reading (stopped?); "
+                   "mark not written", fifo);
+        return EXIT_RUNTIME;
     case EPIPE:
         diag_error("the recorder on %s closed it before the mark was written", fifo);
         return EXIT_RUNTIME;

@@ -25,7 +25,9 @@ static void usage(FILE *out)
         "\n"
         "options:\n"
         "  -o, --out FILE         trace CSV to write (required); appended to if it\n"
-        "                         exists with the same header\n"
+        "                         exists with the same header (locked while recording)\n"
+        "      --force-append     append even to a --out owned by another user or\n"
+        "                         writable by others (refused otherwise)\n"
         "  -g, --gpu SPEC         GPU index, list (0,2) or 'all' (default 0); one\n"
         "                         SAMPLE row per GPU per tick\n"
         "  -i, --interval-ms N    sampling interval in ms (default 10)\n"
@@ -55,7 +57,7 @@ static void usage(FILE *out)
 
 enum {
     OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
-    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID
+    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +73,7 @@ static const struct option long_opts[] = {
     { "proc-stat",   required_argument, NULL, OPT_PROC_STAT },
     { "nvml-lib",    required_argument, NULL, OPT_NVML_LIB },
     { "pid",         required_argument, NULL, OPT_PID },
+    { "force-append", no_argument,      NULL, OPT_FORCE_APPEND },
     { "quiet",       no_argument,       NULL, 'q' },
     { "help",        no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 }
@@ -135,6 +138,7 @@ int cmd_record(int argc, char **argv)
                 return EXIT_USAGE;
             o.pid = (pid_t)v;
             break;
+        case OPT_FORCE_APPEND: o.force_append = 1; break;
         case 'q': o.quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,7 +16,16 @@
 
 /* Opens the FIFO for reading without blocking (there is no writer yet),
  * then our own writer, then makes reads blocking again. O_NOFOLLOW and the
- * dev/ino comparison close the gap between the lstat check and the open. */
+ * dev/ino comparison close the gap between the lstat check and the open;
+ * every later check and change is made on the descriptor, never on the
+ * path, so a symlink or another file swapped in meanwhile is never touched.
+ *
+ * The read end is locked (flock): a second recorder on the same FIFO would
+ * silently take half the marks, so it is refused instead. The mode is set
+ * with fchmod on the descriptor: to exactly --marks-mode on a FIFO we made
+ * (mkfifo is subject to the umask), widened to it on an older FIFO of ours
+ * that is narrower; an older FIFO that is wider than asked is refused, since
+ * fchmod would not revoke a descriptor another user already holds. */
 static int open_ends(struct mark_fifo *f, const struct stat *checked)
 {
     f->rfd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
@@ -27,29 +37,56 @@ static int open_ends(struct mark_fifo *f, const struct stat *checked)
     if (fstat(f->rfd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
         st.st_dev != checked->st_dev || st.st_ino != checked->st_ino) {
         diag_error("%s: changed while being opened; refusing it", f->path);
-        close(f->rfd);
-        f->rfd = -1;
-        return -1;
+        goto fail;
+    }
+    if (st.st_uid != geteuid()) {
+        diag_error("%s: FIFO belongs to uid %u, not to us; refusing it (remove it or pick "
+                   "another --marks-fifo)", f->path, (unsigned)st.st_uid);
+        goto fail;
+    }
+    if (flock(f->rfd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK)
+            diag_error("%s: another flinch record is reading this FIFO; refusing to share it "
+                       "(pick another --marks-fifo)", f->path);
+        else
+            diag_error("%s: cannot lock the marks FIFO: %s", f->path, strerror(errno));
+        goto fail;
+    }
+    mode_t have = st.st_mode & 07777;
+    if (!f->created && (have & ~f->mode)) {
+        diag_error("%s: existing FIFO has mode %04o, wider than the %04o asked for (others may "
+                   "already hold it open); remove it, or pass --marks-mode %04o",
+                   f->path, (unsigned)have, (unsigned)f->mode, (unsigned)have);
+        goto fail;
+    }
+    if (have != f->mode && fchmod(f->rfd, f->mode) != 0) {
+        diag_error("%s: cannot set the FIFO's mode to %04o: %s", f->path, (unsigned)f->mode,
+                   strerror(errno));
+        goto fail;
     }
     f->wfd = open(f->path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     if (f->wfd < 0) {
         diag_error("%s: cannot open marks FIFO: %s", f->path, strerror(errno));
-        close(f->rfd);
-        f->rfd = -1;
-        return -1;
+        goto fail;
     }
     fcntl(f->rfd, F_SETFL, fcntl(f->rfd, F_GETFL) & ~O_NONBLOCK);
+    /* Writers never wait (a full pipe is EAGAIN for them), so give a burst
+     * of marks room: 1 MiB holds some 30,000 marks. Where the limit is
+     * lower the kernel's default (64 KiB) stays. */
+    if (fcntl(f->rfd, F_SETPIPE_SZ, MARK_FIFO_PIPE_SIZE) < 0) { /* keep the default */ }
     f->dev = st.st_dev;
     f->ino = st.st_ino;
     return 0;
+fail:
+    close(f->rfd);
+    f->rfd = -1;
+    return -1;
 }
 
-/* mkfifo is subject to the umask; chmod sets exactly the mode asked for. */
+/* Makes the FIFO (its mode is set on the descriptor, see open_ends). */
 static int create_fifo(struct mark_fifo *f)
 {
-    if (mkfifo(f->path, f->mode) != 0)
-        return -1;
-    if (chmod(f->path, f->mode) != 0)
+    if (mkfifo(f->path, f->mode & 0777) != 0)
         return -1;
     f->created = 1;
     return 0;
@@ -83,11 +120,6 @@ int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode)
         diag_error("%s: exists but is not a FIFO; refusing to use it as the marks FIFO", path);
         return -1;
     }
-    if (st.st_uid != geteuid()) {
-        diag_error("%s: FIFO belongs to uid %u, not to us; refusing it (remove it or pick "
-                   "another --marks-fifo)", path, (unsigned)st.st_uid);
-        return -1;
-    }
     if (open_ends(f, &st) != 0)
         return -1;
     if (pipe2(f->stop_pipe, O_CLOEXEC) != 0) {
@@ -109,6 +141,13 @@ static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64
     if (st != MARK_LINE_OK) {
         f->rejected++;
         diag_warn("marks FIFO %s: %s; mark ignored", f->path, mark_line_status_str(st));
+        return;
+    }
+    if (m.has_stamp && !mark_stamp_in_range(m.stamp_ns, arrival_ns)) {
+        f->rejected++;
+        diag_warn("marks FIFO %s: mark '%s' stamped %lld ns, more than a day from the "
+                  "recorder's clock (%lld); mark ignored", f->path, m.label,
+                  (long long)m.stamp_ns, (long long)arrival_ns);
         return;
     }
     f->accepted++;
@@ -199,7 +238,7 @@ static void drain(struct mark_fifo *f)
 static void *reader_main(void *arg)
 {
     struct mark_fifo *f = arg;
-    char chunk[4096];
+    char chunk[65536];
     for (;;) {
         struct pollfd p[2] = { { f->rfd, POLLIN, 0 }, { f->stop_pipe[0], POLLIN, 0 } };
         int n = poll(p, 2, 1000);

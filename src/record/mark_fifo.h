@@ -30,6 +30,7 @@
 typedef void (*mark_fifo_fn)(void *ctx, const struct mark_line *m, int64_t arrival_ns);
 
 #define MARK_FIFO_BUF 8192
+#define MARK_FIFO_PIPE_SIZE (1 << 20) /* asked for with F_SETPIPE_SZ */
 #define MARK_FIFO_QUEUE 1024   /* marks stamped but not yet written; a full
                                   queue makes the reader wait (none dropped) */
 

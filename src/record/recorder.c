@@ -194,7 +194,7 @@ static int open_output(struct recorder *r)
         diag_error("trace header too long");
         return -1;
     }
-    return csv_out_open(&r->csv, r->o->out, header);
+    return csv_out_open(&r->csv, r->o->out, header, r->o->force_append);
 }
 
 /* The marks callback, on the FIFO thread. A client-stamped mark keeps the
@@ -212,12 +212,12 @@ static void on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns)
     trace_row_write(&row, &r->csv);
 }
 
-static void write_mark(struct recorder *r, const char *label, int64_t t)
+static int write_mark(struct recorder *r, const char *label, int64_t t)
 {
     struct trace_row row;
     trace_row_init(&row, r->ncols, t, wall_ns() - (mono_ns() - t), ROW_MARK);
     trace_row_label(&row, label);
-    trace_row_write(&row, &r->csv);
+    return trace_row_write(&row, &r->csv);
 }
 
 static void write_event(struct recorder *r, const char *label, int gpu_col, long long gpu,
@@ -445,6 +445,19 @@ static void cleanup(struct recorder *r)
     nvml_unload(&r->nvml);
 }
 
+/* A start that failed once the trace was opened leaves nothing behind: a
+ * trace we created is removed, an existing one cut back to where it was
+ * (no header-only file, no `begin` without a recording). */
+static int fail_start(struct recorder *r, int code)
+{
+    if (r->have_fifo)
+        mark_fifo_stop(&r->fifo);
+    r->have_fifo = 0;
+    csv_out_abandon(&r->csv);
+    cleanup(r);
+    return code;
+}
+
 int recorder_run(const struct record_opts *o)
 {
     static struct recorder rec;          /* large (FIFO buffer, paths); not on the stack */
@@ -468,28 +481,27 @@ int recorder_run(const struct record_opts *o)
     }
     if (!o->no_rapl)
         rapl_discover(&r->rapl, o->rapl_root, o->rapl_path);
-    if (open_output(r) != 0 || open_fifo(r) != 0) {
-        cleanup(r);
-        return EXIT_USAGE;
-    }
+    if (open_output(r) != 0)
+        return fail_start(r, EXIT_USAGE);
+    if (open_fifo(r) != 0)
+        return fail_start(r, EXIT_USAGE);
     host_cpu_open(&r->host, o->proc_stat, mono_ns());
-    if (r->have_fifo && mark_fifo_start(&r->fifo, on_mark, r) != 0) {
-        cleanup(r);
-        return EXIT_RUNTIME;
-    }
+    /* `begin` goes first, before any mark can be written: readers split a
+     * file into recordings at the recorder's own `begin` rows. */
+    r->start_ns = mono_ns();
+    if (write_mark(r, "begin", r->start_ns) != 0)
+        return fail_start(r, EXIT_RUNTIME);
+    if (r->have_fifo && mark_fifo_start(&r->fifo, on_mark, r) != 0)
+        return fail_start(r, EXIT_RUNTIME);
     if (o->cmd) {
         int rc = child_cmd_start(&r->child, o->cmd, r->fifo_path);
-        if (rc != 0) {
-            cleanup(r);
-            return rc;
-        }
+        if (rc != 0)
+            return fail_start(r, rc);
         r->have_child = 1;
         if (!r->watching && proc_watch_open(&r->proc, r->child.pid) == 0)
             r->watching = 1;
     }
     r->show_status = !o->quiet && isatty(STDERR_FILENO);
-    r->start_ns = mono_ns();
-    write_mark(r, "begin", r->start_ns);
 
     int code = run_loop(r);
 

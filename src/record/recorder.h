@@ -22,6 +22,7 @@ struct record_opts {
     pid_t pid;                /* --pid, 0: none */
     char **cmd;               /* -- CMD ARGS..., or NULL */
     int quiet;
+    int force_append;         /* append to a --out owned by another user or o+w */
 };
 
 int recorder_run(const struct record_opts *o);

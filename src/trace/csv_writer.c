@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,19 +107,62 @@ static int write_whole(struct csv_out *o, const char *buf, size_t len)
     }
 }
 
-int csv_out_open(struct csv_out *o, const char *path, const char *header)
+/* Opens an existing path without creating it, or creates it exclusively,
+ * so that we know whether the file is ours to remove on a failed start. */
+static int open_or_create(struct csv_out *o, const char *path)
+{
+    /* O_NONBLOCK only for the open itself: opening a FIFO with no reader
+     * would otherwise block here before the check below can refuse it. */
+    const int flags = O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+    for (int tries = 0; tries < 4; tries++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | flags, 0644);
+        if (fd >= 0) {
+            o->created = 1;
+            return fd;
+        }
+        if (errno != EEXIST)
+            return -1;
+        fd = open(path, O_RDWR | flags);
+        if (fd < 0 && (errno == EACCES || errno == EISDIR))
+            fd = open(path, O_WRONLY | flags);
+        if (fd >= 0 || errno != ENOENT)
+            return fd;
+        /* removed between the two opens: try again */
+    }
+    return -1;
+}
+
+/* An existing file that another user owns, or that anyone may write, may
+ * have been planted (a 0666 file in /tmp): whoever planted it reads the
+ * trace and can add MARK rows of their own. Group-writable is normal
+ * under umask 002 and allowed. */
+static int check_owner(const struct csv_out *o, const struct stat *st, int force_append)
+{
+    if (force_append)
+        return 0;
+    if (st->st_uid != geteuid()) {
+        diag_error("%s: owned by uid %u, not by us; refusing to append to it (whoever owns it "
+                   "can read the trace and add rows); use another --out, or --force-append",
+                   o->path, (unsigned)st->st_uid);
+        return -1;
+    }
+    if (st->st_mode & S_IWOTH) {
+        diag_error("%s: writable by others (mode %04o); refusing to append to it (anyone can "
+                   "add rows); use another --out, chmod o-w it, or --force-append",
+                   o->path, (unsigned)(st->st_mode & 07777));
+        return -1;
+    }
+    return 0;
+}
+
+int csv_out_open(struct csv_out *o, const char *path, const char *header, int force_append)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
     pthread_mutex_init(&o->lock, NULL);
     snprintf(o->path, sizeof o->path, "%s", path);
 
-    /* O_NONBLOCK only for the open itself: opening a FIFO with no reader
-     * would otherwise block here before the check below can refuse it. */
-    const int flags = O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-    int fd = open(path, O_RDWR | flags, 0644);
-    if (fd < 0 && (errno == EACCES || errno == EISDIR))
-        fd = open(path, O_WRONLY | flags, 0644);
+    int fd = open_or_create(o, path);
     if (fd < 0) {
         if (errno == ELOOP)
             diag_error("%s: is a symbolic link; refusing to follow it (give the real path)", path);
@@ -126,46 +170,79 @@ int csv_out_open(struct csv_out *o, const char *path, const char *header)
             diag_error("%s: cannot open for writing: %s", path, strerror(errno));
         return -1;
     }
+    o->fd = fd;
     struct stat st;
     if (fstat(fd, &st) != 0) {
         diag_error("%s: %s", path, strerror(errno));
-        close(fd);
+        csv_out_abandon(o);
         return -1;
     }
+    o->dev = st.st_dev;
+    o->ino = st.st_ino;
+    o->start_size = st.st_size;
     /* A FIFO or socket at the trace's path (planted in /tmp, or a typo)
      * would block the recorder in write(2) for good once its buffer fills,
      * deaf to SIGTERM, and hand the trace to whoever reads it. */
     if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
         diag_error("%s: is a FIFO or socket, not a file; refusing to write the trace there", path);
-        close(fd);
+        csv_out_abandon(o);
         return -1;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    o->fd = fd;
+    if (!o->created && S_ISREG(st.st_mode) && check_owner(o, &st, force_append) != 0) {
+        csv_out_abandon(o);
+        return -1;
+    }
+    /* One recorder per file, for the whole recording: two writing the same
+     * trace would interleave their recordings into one unreadable file. */
+    if (S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK)
+            diag_error("%s: another flinch record is writing it (locked); refusing to append "
+                       "(use another --out)", path);
+        else
+            diag_error("%s: cannot lock: %s", path, strerror(errno));
+        csv_out_abandon(o);
+        return -1;
+    }
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         char line[CSV_ROW_MAX];
         size_t hlen = strlen(header);
         if (read_first_line(fd, line, sizeof line) != 0) {
             diag_error("%s: exists but its first line is not a trace header; "
                        "refusing to append (use another --out)", path);
-            csv_out_close(o);
+            csv_out_abandon(o);
             return -1;
         }
         if (strlen(line) + 1 != hlen || strncmp(line, header, hlen - 1) != 0) {
             diag_error("%s: exists with a different header (recorded with other columns, "
                        "e.g. other RAPL domains); refusing to append (use another --out)", path);
-            csv_out_close(o);
+            csv_out_abandon(o);
             return -1;
         }
         return 0;
     }
     if (write_whole(o, header, strlen(header)) != 0) {
         diag_error("%s: cannot write header: %s", path, strerror(errno));
-        csv_out_close(o);
+        csv_out_abandon(o);
         return -1;
     }
     o->wrote_header = 1;
     return 0;
+}
+
+void csv_out_abandon(struct csv_out *o)
+{
+    if (o->fd < 0)
+        return;
+    struct stat st;
+    if (o->created) {
+        /* only the file we made: not whatever may have been renamed there */
+        if (lstat(o->path, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino)
+            unlink(o->path);
+    } else if (fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > o->start_size) {
+        if (ftruncate(o->fd, o->start_size) != 0) { /* nothing more we can do */ }
+    }
+    csv_out_close(o);
 }
 
 int csv_out_write(struct csv_out *o, const char *row, size_t len)

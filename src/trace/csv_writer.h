@@ -34,14 +34,24 @@ struct csv_out {
     long long rows;          /* rows written by us, header excluded */
     int failed;              /* a write failed; nothing more is written */
     int wrote_header;        /* 1: the file was new or empty */
+    int created;             /* 1: this open created the file */
+    dev_t dev;               /* the file opened, to remove only that one */
+    ino_t ino;
+    off_t start_size;        /* size before our first row (abandon cuts back to it) */
     pthread_mutex_t lock;
 };
 
-/* Opens path for appending (O_NOFOLLOW: a symlink is refused). A new or
- * empty file gets header (one line, with its "\n"); a non-empty regular
- * file must start with exactly that header. Returns 0, or -1 after one
+/* Opens path for appending (O_NOFOLLOW: a symlink is refused) and locks it
+ * (flock, held until csv_out_close: a second recorder is refused). A new
+ * or empty file gets header (one line, with its "\n"); a non-empty regular
+ * file must start with exactly that header, and must be ours and not
+ * writable by others unless force_append. Returns 0, or -1 after one
  * diag_error line naming the path and the cause. */
-int csv_out_open(struct csv_out *o, const char *path, const char *header);
+int csv_out_open(struct csv_out *o, const char *path, const char *header, int force_append);
+
+/* A start that failed after csv_out_open: removes the file if this open
+ * created it, else cuts it back to its size before our rows; closes it. */
+void csv_out_abandon(struct csv_out *o);
 
 /* Appends one whole row with one write(2). Returns 0, or -1 when the row
  * could not be written (reported once; see above). Thread-safe. */

@@ -35,6 +35,16 @@ struct mark_line {
 /* Parses line[0..len) (without its newline; a trailing '\r' is dropped). */
 enum mark_line_status mark_line_parse(const char *line, size_t len, struct mark_line *out);
 
+/* A client's stamp is accepted only within this of the recorder's own
+ * CLOCK_MONOTONIC when the line arrives: a day covers any real delay, and
+ * everything computed from an accepted stamp (its wall time, its distance
+ * to other rows) then stays far from int64_t overflow. */
+#define MARK_STAMP_MAX_SKEW_NS (86400LL * 1000000000LL)
+
+/* 1 when stamp_ns is within MARK_STAMP_MAX_SKEW_NS of now_ns (both
+ * CLOCK_MONOTONIC ns, now_ns >= 0); overflow-free for any stamp. */
+int mark_stamp_in_range(int64_t stamp_ns, int64_t now_ns);
+
 /* A short phrase for warnings: "label longer than 256 bytes"... */
 const char *mark_line_status_str(enum mark_line_status status);
 

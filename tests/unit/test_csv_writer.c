@@ -50,12 +50,12 @@ static void test_new_file_and_append(void)
     char path[256];
     snprintf(path, sizeof path, "%s/a.csv", dir);
     struct csv_out o;
-    CHECK(csv_out_open(&o, path, "x,y\n") == 0);
+    CHECK(csv_out_open(&o, path, "x,y\n", 0) == 0);
     CHECK(o.wrote_header == 1);
     const char *row[] = { "1", "2" };
     CHECK(csv_out_write_cells(&o, row, 2) == 0);
     csv_out_close(&o);
-    CHECK(csv_out_open(&o, path, "x,y\n") == 0);
+    CHECK(csv_out_open(&o, path, "x,y\n", 0) == 0);
     CHECK(o.wrote_header == 0);
     CHECK(csv_out_write_cells(&o, row, 2) == 0);
     CHECK(csv_out_rows(&o) == 1);
@@ -70,9 +70,9 @@ static void test_header_mismatch_refused(void)
     char path[256];
     snprintf(path, sizeof path, "%s/b.csv", dir);
     struct csv_out o;
-    CHECK(csv_out_open(&o, path, "x,y,rapl_cum_uj:package-0\n") == 0);
+    CHECK(csv_out_open(&o, path, "x,y,rapl_cum_uj:package-0\n", 0) == 0);
     csv_out_close(&o);
-    CHECK(csv_out_open(&o, path, "x,y\n") == -1);
+    CHECK(csv_out_open(&o, path, "x,y\n", 0) == -1);
     CHECK_STR(slurp(path), "x,y,rapl_cum_uj:package-0\n");
 }
 
@@ -83,7 +83,7 @@ static void test_symlink_refused(void)
     snprintf(target, sizeof target, "%s/target.csv", dir);
     CHECK(symlink(target, path) == 0);
     struct csv_out o;
-    CHECK(csv_out_open(&o, path, "x\n") == -1);
+    CHECK(csv_out_open(&o, path, "x\n", 0) == -1);
     CHECK(access(target, F_OK) != 0);
 }
 
@@ -94,7 +94,7 @@ static void test_write_error_keeps_whole_rows(void)
     char path[256];
     snprintf(path, sizeof path, "%s/c.csv", dir);
     struct csv_out o;
-    CHECK(csv_out_open(&o, path, "x,y\n") == 0);
+    CHECK(csv_out_open(&o, path, "x,y\n", 0) == 0);
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit old, lim = { 20, 20 };
     getrlimit(RLIMIT_FSIZE, &old);
@@ -113,7 +113,7 @@ static void test_write_error_keeps_whole_rows(void)
 
     /* a limit that cuts a row in the middle */
     snprintf(path, sizeof path, "%s/d.csv", dir);
-    CHECK(csv_out_open(&o, path, "x,y\n") == 0);
+    CHECK(csv_out_open(&o, path, "x,y\n", 0) == 0);
     lim.rlim_cur = 16;
     CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
     CHECK(csv_out_write_cells(&o, row, 2) == 0);
