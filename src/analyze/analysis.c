@@ -20,16 +20,47 @@
 #include "diag.h"
 #include "verdict.h"
 
-int analysis_check_window_flags(const char *start, const char *end, int no_windows)
+int analysis_check_window_flags(const char **start, const char **end, const char *range,
+                                const char *domain, int no_windows)
 {
-    if ((start == NULL) != (end == NULL)) {
+    struct analysis_options o;
+    analysis_default_options(&o);
+    o.start_label = *start;
+    o.end_label = *end;
+    o.range_name = range;
+    o.range_domain = domain;
+    if (analysis_range_options(&o) != 0)
+        return -1;
+    if ((o.start_label == NULL) != (o.end_label == NULL)) {
         diag_error("--start and --end go together (see --help)");
         return -1;
     }
-    if (no_windows && start) {
-        diag_error("--no-windows contradicts --start/--end");
+    if (no_windows && o.start_label) {
+        diag_error(range ? "--no-windows contradicts --range" : "--no-windows contradicts --start/--end");
         return -1;
     }
+    *start = o.start_label;
+    *end = o.end_label;
+    return 0;
+}
+
+int analysis_range_options(struct analysis_options *o)
+{
+    if (o->range_domain && !o->range_name) {
+        diag_error("--domain goes with --range (see --help)");
+        return -1;
+    }
+    if (!o->range_name)
+        return 0;
+    if (o->start_label || o->end_label) {
+        diag_error("--range replaces --start and --end: give one or the other");
+        return -1;
+    }
+    if (!o->range_name[0]) {
+        diag_error("--range: empty range name");
+        return -1;
+    }
+    o->start_label = o->end_label = o->range_name;
     return 0;
 }
 
@@ -141,7 +172,8 @@ static int on_mark(struct ctx *c, const struct trace_row *r)
             continue;
         struct pairing_step step;
         long new_id = kind == 0 ? c->a->nwindows : c->nidle;
-        if (pairing_on_mark(p, r->label, r->t_mono_ns, new_id, &step) != 0) {
+        if (pairing_on_mark(p, r->label, r->has_attrs ? &r->attrs : NULL, r->t_mono_ns, new_id,
+                            &step) != 0) {
             diag_error("out of memory");
             return EXIT_RUNTIME;
         }
@@ -211,6 +243,14 @@ static void no_window_error(struct ctx *c)
             diag_error("no MARK '%s' in %s (no MARK rows at all)", missing, c->path);
         return;
     }
+    if (c->opt->range_name) {
+        const char *d = c->opt->range_domain;
+        diag_error("no window in %s: no MARK '%s'%s%s%s opens a range (start=ID) that a later "
+                   "end=ID closes (--range pairs by the mark_attrs column; plain marks need "
+                   "--start/--end)", c->path, c->opt->range_name, d ? " in domain '" : "",
+                   d ? d : "", d ? "'" : "");
+        return;
+    }
     diag_error("no window in %s: no '%s' MARK at or after a '%s' MARK (the first '%s' is at line %ld, "
                "the last '%s' at line %ld: end before start)", c->path, c->opt->end_label,
                c->opt->start_label, c->opt->start_label, c->first_start_line, c->opt->end_label,
@@ -253,7 +293,10 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
         trace_reader_close(&tr);
         return EXIT_RUNTIME;
     }
-    pairing_init(&c.pair[0], o->start_label, o->end_label);
+    if (o->range_name)
+        pairing_init_range(&c.pair[0], o->range_name, o->range_domain);
+    else
+        pairing_init(&c.pair[0], o->start_label, o->end_label);
     if (o->idle_start)
         pairing_init(&c.pair[1], o->idle_start, o->idle_end);
     struct trace_row row;

@@ -89,6 +89,8 @@ struct ext_mark {
 
 struct analysis_options {
     const char *start_label, *end_label;
+    const char *range_name;              /* --range: pair MARKs by range ID (windows.h); start/end = it */
+    const char *range_domain;            /* --domain: only that NVTX domain ("" default); NULL any */
     const char *idle_start, *idle_end;   /* --idle-window, NULL if not given */
     double idle_w, busy_w;               /* --idle-w / --busy-w; NAN: from the trace */
     double compute_frac;                 /* >= this fraction of the busy range: compute (0.5) */
@@ -133,8 +135,13 @@ struct analysis {
 
 void analysis_default_options(struct analysis_options *o);
 /* The window flags as plot and export take them: --start and --end come
- * together, and not with --no-windows. 0, or -1 after one error line. */
-int analysis_check_window_flags(const char *start, const char *end, int no_windows);
+ * together, and not with --no-windows; --range (with --domain) replaces
+ * them and becomes both (*start = *end = range). 0, or -1 after one error line. */
+int analysis_check_window_flags(const char **start, const char **end, const char *range,
+                                const char *domain, int no_windows);
+/* --range and --domain: checks they agree with --start/--end and makes the
+ * range name both labels. 0, or -1 after one error line. */
+int analysis_range_options(struct analysis_options *o);
 /* Streams PATH once. 0 on success; else an exit code from diag.h, with the
  * one-line message already printed through diag_error. */
 int analysis_run(const struct analysis_options *o, const char *path, struct analysis *out);

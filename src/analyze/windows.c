@@ -11,8 +11,16 @@ void pairing_init(struct pairing *p, const char *start_label, const char *end_la
     p->end_label = end_label;
 }
 
+void pairing_init_range(struct pairing *p, const char *name, const char *domain)
+{
+    pairing_init(p, name, name);
+    p->by_range = 1;
+    p->domain = domain;
+}
+
 void pairing_free(struct pairing *p)
 {
+    free(p->open_key);
     free(p->open_id);
     free(p->open_t);
     free(p->closed);
@@ -22,12 +30,80 @@ void pairing_free(struct pairing *p)
 long pairing_open_count(const struct pairing *p) { return p->nopen; }
 const long *pairing_open_ids(const struct pairing *p) { return p->open_id; }
 
-int pairing_on_mark(struct pairing *p, const char *label, int64_t t, long new_id,
-                    struct pairing_step *step)
+/* Room for one more open window (and, by range, its key). */
+static int grow_open(struct pairing *p)
+{
+    if (p->nopen < p->cap)
+        return 0;
+    long ncap = p->cap ? p->cap * 2 : 16;
+    long *ni = realloc(p->open_id, sizeof *ni * (size_t)ncap);
+    if (!ni)
+        return -1;
+    p->open_id = ni;
+    int64_t *nt = realloc(p->open_t, sizeof *nt * (size_t)ncap);
+    if (!nt)
+        return -1;
+    p->open_t = nt;
+    if (p->by_range) {
+        char (*nk)[MARK_RANGE_ID_MAX + 1] = realloc(p->open_key, sizeof *nk * (size_t)ncap);
+        if (!nk)
+            return -1;
+        p->open_key = nk;
+    }
+    if (!p->closed) {
+        p->closed = malloc(sizeof *p->closed);
+        if (!p->closed)
+            return -1;
+        p->ncap_closed = 1;
+    }
+    p->cap = ncap;
+    return 0;
+}
+
+static int on_range_mark(struct pairing *p, const char *label, const struct mark_attrs *a,
+                         int64_t t, long new_id, struct pairing_step *step)
+{
+    if (!a || a->edge == MARK_EDGE_NONE)
+        return 0;
+    int named = strcmp(label, p->start_label) == 0 &&
+                (!p->domain || strcmp(a->domain, p->domain) == 0);
+    if (a->edge == MARK_EDGE_START) {
+        if (!named)
+            return 0;
+        if (grow_open(p) != 0)
+            return -1;
+        p->open_id[p->nopen] = new_id;
+        p->open_t[p->nopen] = t;
+        memcpy(p->open_key[p->nopen++], a->range_id, sizeof p->open_key[0]);
+        step->opens = 1;
+        return 0;
+    }
+    for (long i = 0; i < p->nopen; i++) {
+        if (strcmp(p->open_key[i], a->range_id) != 0)
+            continue;
+        if (p->open_t[i] > t)
+            break;                      /* ends before it starts: not a pair */
+        step->closed = p->closed;
+        p->closed[step->nclosed++] = p->open_id[i];
+        p->nopen--;
+        memmove(p->open_id + i, p->open_id + i + 1, sizeof *p->open_id * (size_t)(p->nopen - i));
+        memmove(p->open_t + i, p->open_t + i + 1, sizeof *p->open_t * (size_t)(p->nopen - i));
+        memmove(p->open_key + i, p->open_key + i + 1, sizeof *p->open_key * (size_t)(p->nopen - i));
+        return 0;
+    }
+    if (named)
+        p->unmatched_ends++;
+    return 0;
+}
+
+int pairing_on_mark(struct pairing *p, const char *label, const struct mark_attrs *attrs,
+                    int64_t t, long new_id, struct pairing_step *step)
 {
     step->closed = p->closed;
     step->nclosed = 0;
     step->opens = 0;
+    if (p->by_range)
+        return on_range_mark(p, label, attrs, t, new_id, step);
     if (strcmp(label, p->end_label) == 0) {
         if (p->ncap_closed < p->nopen) {
             long *n = realloc(p->closed, sizeof *n * (size_t)p->nopen);
@@ -51,18 +127,8 @@ int pairing_on_mark(struct pairing *p, const char *label, int64_t t, long new_id
             p->unmatched_ends++;
     }
     if (strcmp(label, p->start_label) == 0) {
-        if (p->nopen == p->cap) {
-            long ncap = p->cap ? p->cap * 2 : 16;
-            long *ni = realloc(p->open_id, sizeof *ni * (size_t)ncap);
-            if (!ni)
-                return -1;
-            p->open_id = ni;
-            int64_t *nt = realloc(p->open_t, sizeof *nt * (size_t)ncap);
-            if (!nt)
-                return -1;
-            p->open_t = nt;
-            p->cap = ncap;
-        }
+        if (grow_open(p) != 0)
+            return -1;
         p->open_id[p->nopen] = new_id;
         p->open_t[p->nopen++] = t;
         step->opens = 1;

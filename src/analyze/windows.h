@@ -10,18 +10,31 @@
  * trace is an unmatched start. When the start and end labels are the same,
  * each such mark ends the window opened by the previous one and opens the
  * next (consecutive intervals).
+ *
+ * By range (pairing_init_range, `--range NAME`): a window starts at every
+ * MARK labelled NAME whose mark_attrs open a range (start=ID), in the given
+ * domain if one is given, and ends at the MARK that closes the same ID
+ * (end=ID), wherever it is in the file: nested push/pop ranges and ranges
+ * that overlap across threads pair exactly, which order alone cannot do.
+ * An end=ID that closes nothing counts as an unmatched end when its label
+ * is NAME; an ID opened twice before it closes pairs first in, first out.
  */
 #ifndef FLINCH_WINDOWS_H
 #define FLINCH_WINDOWS_H
 
 #include <stdint.h>
 
+#include "mark_line.h"
+
 struct pairing {
     const char *start_label, *end_label;
+    int by_range;            /* pairing_init_range */
+    const char *domain;      /* by range: only this domain ("" default); NULL any */
     long unmatched_ends;
     /* private: open windows, as (id, start time) */
     long *open_id;
     int64_t *open_t;
+    char (*open_key)[MARK_RANGE_ID_MAX + 1];  /* by range: the ID of each open window */
     long nopen, cap;
     long *closed;       /* ids closed by the last mark */
     long ncap_closed;
@@ -35,10 +48,12 @@ struct pairing_step {
 };
 
 void pairing_init(struct pairing *p, const char *start_label, const char *end_label);
-/* Feeds one MARK. new_id is the id the window gets if this mark opens one.
- * 0, or -1 when out of memory. */
-int pairing_on_mark(struct pairing *p, const char *label, int64_t t, long new_id,
-                    struct pairing_step *step);
+/* Pairs the ranges named NAME by their IDs; domain NULL: any domain. */
+void pairing_init_range(struct pairing *p, const char *name, const char *domain);
+/* Feeds one MARK with its mark_attrs (NULL when it has none). new_id is the
+ * id the window gets if this mark opens one. 0, or -1 when out of memory. */
+int pairing_on_mark(struct pairing *p, const char *label, const struct mark_attrs *attrs,
+                    int64_t t, long new_id, struct pairing_step *step);
 /* Windows still open: unmatched starts. */
 long pairing_open_count(const struct pairing *p);
 const long *pairing_open_ids(const struct pairing *p);

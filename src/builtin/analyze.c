@@ -19,6 +19,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: flinch analyze --csv TRACE.csv --start LABEL --end LABEL [options]\n"
+        "       flinch analyze --csv TRACE.csv --range NAME [--domain D] [options]\n"
         "       flinch analyze [HOST=]TRACE.csv [HOST=]TRACE2.csv... --start HOST:LABEL --end HOST:LABEL\n"
         "\n"
         "Duration, exact GPU energy, utilization, host CPU and a verdict (compute, waiting,\n"
@@ -30,6 +31,9 @@ static void usage(FILE *out)
         "                         t_wall_ns, and HOST:LABEL takes a mark from one host only\n"
         "  --start LABEL          MARK label that starts a window\n"
         "  --end LABEL            MARK label that ends it (the next one at or after the start)\n"
+        "  --range NAME           instead of --start/--end: every range NAME (NVTX, flinch.window),\n"
+        "                         start and end paired by the range id in column mark_attrs\n"
+        "  --domain NAME          with --range: only ranges of that NVTX domain ('' the default)\n"
         "  --method exact|seed    exact (default): energy counter, else instantaneous, else\n"
         "                         averaged power, integrated over exactly [start, end];\n"
         "                         seed: the original's arithmetic and output, to compare\n"
@@ -66,6 +70,8 @@ int cmd_analyze(int argc, char **argv)
         { "csv", required_argument, NULL, 'c' },
         { "start", required_argument, NULL, 's' },
         { "end", required_argument, NULL, 'e' },
+        { "range", required_argument, NULL, 'r' },
+        { "domain", required_argument, NULL, 'd' },
         { "method", required_argument, NULL, 'm' },
         { "windows", no_argument, NULL, 'w' },
         { "format", required_argument, NULL, 'f' },
@@ -98,6 +104,8 @@ int cmd_analyze(int argc, char **argv)
             break;
         case 's': o.start_label = optarg; break;
         case 'e': o.end_label = optarg; break;
+        case 'r': o.range_name = optarg; break;
+        case 'd': o.range_domain = optarg; break;
         case 'w': ro.windows_table = 1; break;
         case 'm':
             if (strcmp(optarg, "seed") == 0)
@@ -147,6 +155,12 @@ int cmd_analyze(int argc, char **argv)
             return EXIT_USAGE;
         }
         files[nfiles++] = argv[optind++];
+    }
+    if (analysis_range_options(&o) != 0)
+        return EXIT_USAGE;
+    if (o.range_name && (seed || nfiles > 1)) {
+        diag_error("--range reads one trace, with --method exact");
+        return EXIT_USAGE;
     }
     if (!nfiles || !o.start_label || !o.end_label) {
         diag_error("--csv, --start and --end are required (see --help)");

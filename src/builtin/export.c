@@ -40,6 +40,9 @@ static const char usage[] =
     "      --start LABEL   MARK label that opens a window (default: infer_start,\n"
     "                      where a trace has both infer_start and first_token)\n"
     "      --end LABEL     MARK label that closes it (default: first_token)\n"
+    "      --range NAME    windows are the ranges NAME (NVTX, flinch.window), paired\n"
+    "                      by their range id (column mark_attrs)\n"
+    "      --domain NAME   with --range: only that NVTX domain ('' the default)\n"
     "      --no-windows    export no windows\n"
     "  -q, --quiet         do not print the clock offsets\n"
     "  -h, --help          this help\n";
@@ -48,12 +51,15 @@ static const char usage[] =
  * labels a trace lacking them simply has no windows (a GPU-only host);
  * the caller fails only when no trace had them. */
 static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_t origin,
-                          const char *start, const char *end)
+                          const char *start, const char *end, const char *range,
+                          const char *domain)
 {
     struct analysis_options ao;
     analysis_default_options(&ao);
     ao.start_label = start;
     ao.end_label = end;
+    ao.range_name = range;
+    ao.range_domain = domain;
     struct analysis a;
     int rc = analysis_run(&ao, hosts[h].path, &a);
     if (rc == 0)
@@ -69,12 +75,15 @@ int cmd_export(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "start", required_argument, NULL, 's' },
         { "end", required_argument, NULL, 'e' },
+        { "range", required_argument, NULL, 'r' },
+        { "domain", required_argument, NULL, 'd' },
         { "no-windows", no_argument, NULL, 'n' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *format = NULL, *out_path = NULL, *start = NULL, *end = NULL;
+    const char *format = NULL, *out_path = NULL, *start = NULL, *end = NULL, *range = NULL,
+               *domain = NULL;
     int no_windows = 0, quiet = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
@@ -83,6 +92,8 @@ int cmd_export(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 's': start = optarg; break;
         case 'e': end = optarg; break;
+        case 'r': range = optarg; break;
+        case 'd': domain = optarg; break;
         case 'n': no_windows = 1; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(usage, stdout); return EXIT_OK;
@@ -103,7 +114,7 @@ int cmd_export(int argc, char **argv)
         diag_error("no trace given (see --help)");
         return EXIT_USAGE;
     }
-    if (analysis_check_window_flags(start, end, no_windows) != 0)
+    if (analysis_check_window_flags(&start, &end, range, domain, no_windows) != 0)
         return EXIT_USAGE;
     int explicit_labels = start != NULL;
     if (!start && !no_windows) {
@@ -155,7 +166,7 @@ int cmd_export(int argc, char **argv)
         int has_labels = 0;
         rc = perfetto_write_host(f, hosts, i, origin, start, end, &has_labels);
         if (rc == 0 && has_labels) {
-            rc = export_windows(f, hosts, i, origin, start, end);
+            rc = export_windows(f, hosts, i, origin, start, end, range, domain);
             windowed++;
         }
     }

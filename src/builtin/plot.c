@@ -32,6 +32,9 @@ static const char usage[] =
     "      --start LABEL   MARK label that opens a window (default: infer_start,\n"
     "                      when the trace has both infer_start and first_token)\n"
     "      --end LABEL     MARK label that closes it (default: first_token)\n"
+    "      --range NAME    windows are the ranges NAME (NVTX, flinch.window), paired\n"
+    "                      by their range id (column mark_attrs)\n"
+    "      --domain NAME   with --range: only that NVTX domain ('' the default)\n"
     "      --no-windows    draw no windows\n"
     "      --from SEC      draw from SEC seconds after the first row (default 0)\n"
     "      --to SEC        ... up to SEC seconds (default: the last row)\n"
@@ -72,6 +75,8 @@ int cmd_plot(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "start", required_argument, NULL, 's' },
         { "end", required_argument, NULL, 'e' },
+        { "range", required_argument, NULL, 'r' },
+        { "domain", required_argument, NULL, 'd' },
         { "no-windows", no_argument, NULL, 'n' },
         { "from", required_argument, NULL, 'F' },
         { "to", required_argument, NULL, 'T' },
@@ -81,7 +86,7 @@ int cmd_plot(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *out_path = NULL, *start = NULL, *end = NULL;
+    const char *out_path = NULL, *start = NULL, *end = NULL, *range = NULL, *domain = NULL;
     int no_windows = 0;
     double from = NAN, to = NAN;
     struct svg_plot_options so = { 1200, 720, NULL };
@@ -92,6 +97,8 @@ int cmd_plot(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 's': start = optarg; break;
         case 'e': end = optarg; break;
+        case 'r': range = optarg; break;
+        case 'd': domain = optarg; break;
         case 'n': no_windows = 1; break;
         case 'F': if (parse_seconds("--from", optarg, &from)) return EXIT_USAGE; break;
         case 'T': if (parse_seconds("--to", optarg, &to)) return EXIT_USAGE; break;
@@ -116,7 +123,7 @@ int cmd_plot(int argc, char **argv)
         diag_error("--width must be 400..20000 and --height 300..20000 pixels");
         return EXIT_USAGE;
     }
-    if (analysis_check_window_flags(start, end, no_windows) != 0)
+    if (analysis_check_window_flags(&start, &end, range, domain, no_windows) != 0)
         return EXIT_USAGE;
     const char *trace = argv[optind];
     struct plot_data d;
@@ -136,6 +143,8 @@ int cmd_plot(int argc, char **argv)
         analysis_default_options(&ao);
         ao.start_label = start;
         ao.end_label = end;
+        ao.range_name = range;
+        ao.range_domain = domain;
         rc = analysis_run(&ao, trace, &a);
         if (rc != 0) {
             analysis_free(&a);   /* what a failed run gathered */

@@ -206,8 +206,16 @@ static void on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns)
     int64_t t = m->has_stamp ? m->stamp_ns : arrival_ns;
     int64_t wall = wall_ns() - (mono_ns() - t);
     struct trace_row row;
-    trace_row_init(&row, r->ncols, t, wall, ROW_MARK);
-    trace_row_label(&row, m->label);
+    if (m->has_attrs && m->attrs.has_dropped) {     /* a client's report, not a mark */
+        char label[MARK_LABEL_MAX + 64];
+        snprintf(label, sizeof label, "marks_dropped count=%lld %s", m->attrs.dropped, m->label);
+        trace_row_init(&row, r->ncols, t, wall, ROW_EVENT);
+        trace_row_label(&row, label);
+    } else {
+        trace_row_init(&row, r->ncols, t, wall, ROW_MARK);
+        trace_row_label(&row, m->label);
+        trace_row_attrs(&row, &m->attrs);
+    }
     trace_row_int(&row, COL_ARRIVAL_MONO_NS, arrival_ns);
     trace_row_write(&row, &r->csv);
 }

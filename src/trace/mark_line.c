@@ -6,6 +6,7 @@
  * SVG text, so it is strict. It never allocates and never reads outside
  * line[0..len).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "mark_line.h"
@@ -48,12 +49,130 @@ static int parse_stamp(const char *s, size_t len, int64_t *out)
     return 0;
 }
 
-enum mark_line_status mark_line_parse(const char *line, size_t len, struct mark_line *out)
+static int is_id_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '.' || c == '_' || c == ':' || c == '-';
+}
+
+/* A count or thread id: 1..19 digits (0 allowed), fits in long long. */
+static int parse_count(const char *s, size_t len, long long *out)
+{
+    if (len == 0 || len > 19)
+        return -1;
+    long long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        if (v > (INT64_MAX - (s[i] - '0')) / 10)
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* One key=value token into out; -1 when unknown, repeated or malformed. */
+static int parse_attr(const char *tok, size_t len, struct mark_attrs *out)
+{
+    const char *eq = memchr(tok, '=', len);
+    if (!eq)
+        return -1;
+    size_t klen = (size_t)(eq - tok), vlen = len - klen - 1;
+    const char *v = eq + 1;
+    if ((klen == 5 && memcmp(tok, "start", 5) == 0) || (klen == 3 && memcmp(tok, "end", 3) == 0)) {
+        if (out->edge != MARK_EDGE_NONE || vlen == 0 || vlen > MARK_RANGE_ID_MAX)
+            return -1;
+        for (size_t i = 0; i < vlen; i++)
+            if (!is_id_char((unsigned char)v[i]))
+                return -1;
+        memcpy(out->range_id, v, vlen);
+        out->range_id[vlen] = '\0';
+        out->edge = klen == 5 ? MARK_EDGE_START : MARK_EDGE_END;
+        return 0;
+    }
+    if (klen == 3 && memcmp(tok, "tid", 3) == 0) {
+        if (out->has_tid || parse_count(v, vlen, &out->tid) != 0)
+            return -1;
+        out->has_tid = 1;
+        return 0;
+    }
+    if (klen == 6 && memcmp(tok, "domain", 6) == 0) {
+        if (out->domain[0] || vlen == 0 || vlen > MARK_DOMAIN_MAX)
+            return -1;
+        for (size_t i = 0; i < vlen; i++)
+            if (is_control((unsigned char)v[i]))
+                return -1;
+        memcpy(out->domain, v, vlen);
+        out->domain[vlen] = '\0';
+        return 0;
+    }
+    if (klen == 7 && memcmp(tok, "dropped", 7) == 0) {
+        if (out->has_dropped || parse_count(v, vlen, &out->dropped) != 0)
+            return -1;
+        out->has_dropped = 1;
+        return 0;
+    }
+    return -1;
+}
+
+/*
+ * Tokens are separated by exactly one space (leading/trailing spaces of the
+ * field are the caller's); a domain therefore never contains a space. The
+ * whole field is rejected on the first bad token: a half-understood range
+ * edge would pair wrongly, which is worse than a warning.
+ */
+int mark_attrs_parse(const char *s, size_t len, struct mark_attrs *out)
+{
+    memset(out, 0, sizeof *out);
+    if (len == 0)
+        goto bad;
+    size_t i = 0;
+    while (i <= len) {
+        const char *sp = memchr(s + i, ' ', len - i);
+        size_t tlen = sp ? (size_t)(sp - (s + i)) : len - i;
+        if (tlen == 0 || parse_attr(s + i, tlen, out) != 0)
+            goto bad;
+        i += tlen + 1;
+        if (!sp)
+            break;
+    }
+    if (out->has_dropped && out->edge != MARK_EDGE_NONE)
+        goto bad;
+    return 0;
+bad:
+    memset(out, 0, sizeof *out);
+    return -1;
+}
+
+size_t mark_attrs_format(const struct mark_attrs *a, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    if (a->edge != MARK_EDGE_NONE)
+        n += (size_t)snprintf(buf + n, size - n, "%s=%s", a->edge == MARK_EDGE_START ? "start" : "end",
+                              a->range_id);
+    if (a->has_tid && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%stid=%lld", n ? " " : "", a->tid);
+    if (a->domain[0] && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%sdomain=%s", n ? " " : "", a->domain);
+    return n < size ? n : size - 1;
+}
+
+/* Clears everything but the status a rejected line reports. */
+static enum mark_line_status reject(struct mark_line *out, enum mark_line_status st)
 {
     out->label[0] = '\0';
     out->has_stamp = 0;
     out->stamp_ns = 0;
+    out->has_attrs = 0;
+    memset(&out->attrs, 0, sizeof out->attrs);
+    return st;
+}
 
+enum mark_line_status mark_line_parse(const char *line, size_t len, struct mark_line *out)
+{
+    reject(out, MARK_LINE_OK);
     if (len > 0 && line[len - 1] == '\r')
         len--;
 
@@ -64,32 +183,30 @@ enum mark_line_status mark_line_parse(const char *line, size_t len, struct mark_
 
     if (tab) {
         size_t stamp_start = (size_t)(tab - line) + 1, stamp_end = len;
+        const char *tab2 = memchr(line + stamp_start, '\t', len - stamp_start);
+        if (tab2)
+            stamp_end = (size_t)(tab2 - line);
         strip_spaces(line, &stamp_start, &stamp_end);
-        if (parse_stamp(line + stamp_start, stamp_end - stamp_start, &out->stamp_ns) != 0) {
-            out->stamp_ns = 0;
-            return MARK_LINE_BAD_STAMP;
-        }
+        if (parse_stamp(line + stamp_start, stamp_end - stamp_start, &out->stamp_ns) != 0)
+            return reject(out, MARK_LINE_BAD_STAMP);
         out->has_stamp = 1;
+        if (tab2) {
+            size_t a_start = (size_t)(tab2 - line) + 1, a_end = len;
+            strip_spaces(line, &a_start, &a_end);
+            if (mark_attrs_parse(line + a_start, a_end - a_start, &out->attrs) != 0)
+                return reject(out, MARK_LINE_BAD_ATTRS);
+            out->has_attrs = 1;
+        }
     }
 
     size_t label_len = label_end - label_start;
-    if (label_len == 0) {
-        out->has_stamp = 0;
-        out->stamp_ns = 0;
-        return tab ? MARK_LINE_NO_LABEL : MARK_LINE_EMPTY;
-    }
-    if (label_len > MARK_LABEL_MAX) {
-        out->has_stamp = 0;
-        out->stamp_ns = 0;
-        return MARK_LINE_TOO_LONG;
-    }
-    for (size_t i = label_start; i < label_end; i++) {
-        if (is_control((unsigned char)line[i])) {
-            out->has_stamp = 0;
-            out->stamp_ns = 0;
-            return MARK_LINE_CONTROL_CHAR;
-        }
-    }
+    if (label_len == 0)
+        return reject(out, tab ? MARK_LINE_NO_LABEL : MARK_LINE_EMPTY);
+    if (label_len > MARK_LABEL_MAX)
+        return reject(out, MARK_LINE_TOO_LONG);
+    for (size_t i = label_start; i < label_end; i++)
+        if (is_control((unsigned char)line[i]))
+            return reject(out, MARK_LINE_CONTROL_CHAR);
     memcpy(out->label, line + label_start, label_len);
     out->label[label_len] = '\0';
     return MARK_LINE_OK;
@@ -113,6 +230,8 @@ const char *mark_line_status_str(enum mark_line_status status)
     case MARK_LINE_CONTROL_CHAR: return "control character in label";
     case MARK_LINE_BAD_STAMP:    return "timestamp after the tab is not a positive integer of ns";
     case MARK_LINE_NO_LABEL:     return "empty label before the tab";
+    case MARK_LINE_BAD_ATTRS:    return "attributes after the second tab are not start=ID, end=ID, "
+                                        "tid=N, domain=NAME or dropped=N";
     }
     return "unknown mark line status";
 }

@@ -1,9 +1,19 @@
 /*
  * mark_line.h — one line from the marks FIFO, parsed and validated.
  *
- * Two forms are accepted (README, "flinch mark"):
- *   LABEL\n                 stamped by the recorder when the line arrives
- *   LABEL<TAB>T_MONO_NS\n   stamped by the client: its own CLOCK_MONOTONIC ns
+ * Three forms are accepted (README, "The line protocol"):
+ *   LABEL\n                        stamped by the recorder when the line arrives
+ *   LABEL<TAB>T_MONO_NS\n          stamped by the client: its own CLOCK_MONOTONIC ns
+ *   LABEL<TAB>T_MONO_NS<TAB>ATTRS\n stamped, with attributes (below)
+ * ATTRS are space-separated key=value tokens, each key at most once:
+ *   start=ID | end=ID   this mark opens / closes the range ID (1..40 bytes of
+ *                       [A-Za-z0-9._:-], unique among the ranges open in one
+ *                       recording; clients use PID.N). Analyze pairs by ID.
+ *   tid=N               the writer's thread id (1..19 digits)
+ *   domain=NAME         NVTX domain (1..64 bytes, no space or control byte)
+ *   dropped=N           not a mark: the client reports N marks it dropped
+ *                       (filter, rate cap, undelivered); the recorder writes
+ *                       an EVENT row. Not with start/end.
  * Leading and trailing spaces around LABEL are dropped, as the original
  * tracer's str.strip() did. A label is 1..MARK_LABEL_MAX bytes with no
  * control characters (bytes < 0x20 or 0x7f); anything else is rejected so it
@@ -23,13 +33,33 @@ enum mark_line_status {
     MARK_LINE_TOO_LONG,     /* label over MARK_LABEL_MAX bytes */
     MARK_LINE_CONTROL_CHAR, /* control character inside the label */
     MARK_LINE_BAD_STAMP,    /* text after the tab is not a positive integer */
-    MARK_LINE_NO_LABEL      /* stamped form with nothing before the tab */
+    MARK_LINE_NO_LABEL,     /* stamped form with nothing before the tab */
+    MARK_LINE_BAD_ATTRS     /* the third field is not valid ATTRS */
+};
+
+#define MARK_RANGE_ID_MAX 40
+#define MARK_DOMAIN_MAX 64
+/* Longest canonical ATTRS text (mark_attrs_format), without the NUL. */
+#define MARK_ATTRS_MAX (6 + MARK_RANGE_ID_MAX + 5 + 19 + 8 + MARK_DOMAIN_MAX)
+
+enum mark_edge { MARK_EDGE_NONE, MARK_EDGE_START, MARK_EDGE_END };
+
+struct mark_attrs {
+    enum mark_edge edge;
+    char range_id[MARK_RANGE_ID_MAX + 1];   /* "" unless edge */
+    int has_tid;
+    long long tid;
+    char domain[MARK_DOMAIN_MAX + 1];       /* "" : the default domain */
+    int has_dropped;
+    long long dropped;
 };
 
 struct mark_line {
     char label[MARK_LABEL_MAX + 1];
     int has_stamp;          /* client-stamped form */
     int64_t stamp_ns;       /* CLOCK_MONOTONIC ns, when has_stamp */
+    int has_attrs;          /* the third field was there */
+    struct mark_attrs attrs;
 };
 
 /* Parses line[0..len) (without its newline; a trailing '\r' is dropped). */
@@ -44,6 +74,15 @@ enum mark_line_status mark_line_parse(const char *line, size_t len, struct mark_
 /* 1 when stamp_ns is within MARK_STAMP_MAX_SKEW_NS of now_ns (both
  * CLOCK_MONOTONIC ns, now_ns >= 0); overflow-free for any stamp. */
 int mark_stamp_in_range(int64_t stamp_ns, int64_t now_ns);
+
+/* Parses ATTRS text s[0..len) (the protocol's third field, or a trace's
+ * mark_attrs cell). 0, or -1 when malformed (out is then cleared). */
+int mark_attrs_parse(const char *s, size_t len, struct mark_attrs *out);
+
+/* The canonical text of the attributes a MARK row keeps (edge and id, tid,
+ * domain; never dropped=), e.g. "start=812.4 tid=815 domain=vllm"; "" when
+ * there are none. Returns the length (always < size when size > MARK_ATTRS_MAX). */
+size_t mark_attrs_format(const struct mark_attrs *a, char *buf, size_t size);
 
 /* A short phrase for warnings: "label longer than 256 bytes"... */
 const char *mark_line_status_str(enum mark_line_status status);

@@ -292,7 +292,8 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
     for (int c = 0; c < COL_COUNT; c++) {
         row->v[c] = NAN;
         int i = tr->col[c];
-        if (i < 0 || c == COL_ROW_TYPE || c == COL_LABEL || c == COL_PROC_STATE)
+        if (i < 0 || c == COL_ROW_TYPE || c == COL_LABEL || c == COL_PROC_STATE ||
+            c == COL_MARK_ATTRS)
             continue;
         const char *s = csv->field[i];
         size_t n = csv->field_len[i];
@@ -393,6 +394,16 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
     i = tr->col[COL_PROC_STATE];
     if (i >= 0 && csv->field_len[i])
         row->proc_state = csv->field[i][0];
+    row->has_attrs = 0;
+    memset(&row->attrs, 0, sizeof row->attrs);
+    i = tr->col[COL_MARK_ATTRS];
+    if (i >= 0 && csv->field_len[i] && row->type == TRACE_MARK) {
+        if (mark_attrs_parse(csv->field[i], csv->field_len[i], &row->attrs) != 0 ||
+            row->attrs.has_dropped)
+            return fail(tr, row->line, "column mark_attrs: not start=ID, end=ID, tid=N or domain=NAME: '%s'%s",
+                        quote_cell(csv->field[i], cellbuf, sizeof cellbuf), "");
+        row->has_attrs = 1;
+    }
     if (row->type == TRACE_SAMPLE && check_order(tr, row) != 0)
         return -1;
     tr->rows++;

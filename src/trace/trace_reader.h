@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "csv_reader.h"
+#include "mark_line.h"
 #include "trace_schema.h"
 
 #define TRACE_RAPL_MAX 16      /* rapl_cum_uj:* columns read; more is an error */
@@ -47,6 +48,8 @@ struct trace_row {
     double v[COL_COUNT];
     uint64_t clock_event_reasons;  /* exact bitmask; valid when !isnan(v[COL_GPU_CLOCK_EVENT_REASONS]) */
     char proc_state;               /* first byte of proc_state, 0 when empty or absent */
+    int has_attrs;                 /* MARK with a mark_attrs cell (range edge, tid, domain) */
+    struct mark_attrs attrs;       /* parsed; cleared when !has_attrs */
     double rapl_cum_uj[TRACE_RAPL_MAX]; /* per rapl_cum_uj:DOMAIN column, NAN when empty */
 };
 

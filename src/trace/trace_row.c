@@ -8,6 +8,7 @@ void trace_row_init(struct trace_row *r, int ncols, int64_t mono, int64_t wall, 
 {
     r->ncols = ncols;
     r->label[0] = '\0';
+    r->attrs[0] = '\0';
     memset(r->set, 0, sizeof r->set);
     trace_row_int(r, COL_T_MONO_NS, mono);
     trace_row_int(r, COL_T_WALL_NS, wall);
@@ -18,6 +19,11 @@ void trace_row_init(struct trace_row *r, int ncols, int64_t mono, int64_t wall, 
 void trace_row_label(struct trace_row *r, const char *label)
 {
     snprintf(r->label, sizeof r->label, "%s", label);
+}
+
+void trace_row_attrs(struct trace_row *r, const struct mark_attrs *a)
+{
+    mark_attrs_format(a, r->attrs, sizeof r->attrs);
 }
 
 void trace_row_int(struct trace_row *r, int col, long long v)
@@ -63,5 +69,7 @@ int trace_row_write(const struct trace_row *r, struct csv_out *out)
     for (int i = 0; i < r->ncols; i++)
         cells[i] = r->set[i] ? r->text[i] : NULL;
     cells[COL_LABEL] = r->label[0] ? r->label : NULL;
+    if (r->ncols > COL_MARK_ATTRS)
+        cells[COL_MARK_ATTRS] = r->attrs[0] ? r->attrs : NULL;
     return csv_out_write_cells(out, cells, r->ncols);
 }

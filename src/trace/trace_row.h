@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "csv_writer.h"
+#include "mark_line.h"
 #include "rapl.h"
 #include "trace_schema.h"
 
@@ -24,6 +25,7 @@
 struct trace_row {
     int ncols;
     char label[MARK_LABEL_MAX + 64];
+    char attrs[MARK_ATTRS_MAX + 1];     /* mark_attrs cell, "" when empty */
     unsigned char set[TRACE_ROW_MAX_COLS];
     char text[TRACE_ROW_MAX_COLS][TRACE_CELL_MAX];
 };
@@ -32,6 +34,8 @@ struct trace_row {
 void trace_row_init(struct trace_row *r, int ncols, int64_t mono, int64_t wall, const char *type);
 
 void trace_row_label(struct trace_row *r, const char *label);
+/* The mark_attrs cell, in canonical form (mark_attrs_format). */
+void trace_row_attrs(struct trace_row *r, const struct mark_attrs *a);
 void trace_row_int(struct trace_row *r, int col, long long v);
 void trace_row_uint(struct trace_row *r, int col, unsigned long long v);
 void trace_row_milli(struct trace_row *r, int col, unsigned long long milli); /* 612000 -> 612.000 */

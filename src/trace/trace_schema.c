@@ -10,7 +10,7 @@ const char *const trace_column_names[COL_COUNT] = {
     "gpu_index", "gpu_energy_mJ", "gpu_power_instant_W", "gpu_mem_used_MiB",
     "gpu_clock_event_reasons", "gpu_power_limit_W", "host_cpu_busy_pct",
     "tick", "late_ns", "arrival_mono_ns", "proc_pid", "proc_cpu_ns",
-    "proc_state",
+    "proc_state", "mark_attrs",
 };
 
 int trace_column_by_name(const char *name)

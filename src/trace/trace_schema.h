@@ -42,6 +42,7 @@ enum trace_column {
     COL_PROC_PID,             /* --pid / wrapped command */
     COL_PROC_CPU_NS,          /* that process's CPU time, all threads, ns */
     COL_PROC_STATE,           /* R, S, D, Z... from /proc/PID/stat; X once it exited */
+    COL_MARK_ATTRS,           /* MARK: range edge and id, thread, domain (mark_line.h) */
     COL_COUNT
 };
 

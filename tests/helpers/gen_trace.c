@@ -285,7 +285,7 @@ static void write_sample(const struct gen_options *o, struct sampler *s, uint64_
     put_u64(tick);
     put_char(',');
     put_u64(late_ns);
-    put_str(",,,,");
+    put_commas(COL_COUNT - 1 - COL_LATE_NS);
     if (o->rapl) {
         put_char(',');
         put_u64(s->rapl_cum_uj);

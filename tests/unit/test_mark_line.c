@@ -74,7 +74,7 @@ static void test_bad_stamps(void)
         "x\t1e9",
         "x\t0x10",
         "x\t1 2",                   /* inner space */
-        "x\t1\t2",                  /* second tab */
+        "x\t\t2",                   /* empty stamp before attributes */
         "x\t9223372036854775808",   /* INT64_MAX + 1 */
         "x\t18446744073709551616",  /* UINT64_MAX + 1 */
         "x\t99999999999999999999999999",
@@ -175,6 +175,71 @@ static void test_respects_len(void)
     CHECK_STR(m.label, "ab");
 }
 
+/* The third field: range attributes. */
+static void test_attrs(void)
+{
+    struct mark_line m;
+    CHECK(parse("decode\t42\tstart=812.4 tid=815 domain=vllm", &m) == MARK_LINE_OK);
+    CHECK_STR(m.label, "decode");
+    CHECK(m.stamp_ns == 42 && m.has_attrs == 1);
+    CHECK(m.attrs.edge == MARK_EDGE_START);
+    CHECK_STR(m.attrs.range_id, "812.4");
+    CHECK(m.attrs.has_tid && m.attrs.tid == 815);
+    CHECK_STR(m.attrs.domain, "vllm");
+    char buf[MARK_ATTRS_MAX + 1];
+    CHECK(mark_attrs_format(&m.attrs, buf, sizeof buf) == strlen("start=812.4 tid=815 domain=vllm"));
+    CHECK_STR(buf, "start=812.4 tid=815 domain=vllm");
+    /* any order in, canonical order out; spaces around the field dropped */
+    CHECK(parse("d\t7\t domain=a:b tid=0 end=x_Y-9 \r", &m) == MARK_LINE_OK);
+    CHECK(m.attrs.edge == MARK_EDGE_END);
+    mark_attrs_format(&m.attrs, buf, sizeof buf);
+    CHECK_STR(buf, "end=x_Y-9 tid=0 domain=a:b");
+    CHECK(parse("m\t7\ttid=3", &m) == MARK_LINE_OK && m.attrs.edge == MARK_EDGE_NONE);
+    mark_attrs_format(&m.attrs, buf, sizeof buf);
+    CHECK_STR(buf, "tid=3");
+    CHECK(parse("nvtx pid=9 reason=filter\t7\tdropped=120", &m) == MARK_LINE_OK);
+    CHECK(m.attrs.has_dropped && m.attrs.dropped == 120);
+    mark_attrs_format(&m.attrs, buf, sizeof buf);
+    CHECK_STR(buf, "");                     /* dropped= is never kept on a row */
+    /* UTF-8 domain; longest id and domain */
+    CHECK(parse("d\t7\tdomain=\xc3\xa9t\xc3\xa9", &m) == MARK_LINE_OK);
+    char line[512];
+    snprintf(line, sizeof line, "d\t7\tstart=%040d domain=%064d", 1, 2);
+    CHECK(parse(line, &m) == MARK_LINE_OK);
+    CHECK(mark_attrs_format(&m.attrs, buf, sizeof buf) <= MARK_ATTRS_MAX);
+    const char *bad[] = {
+        "d\t7\t",                            /* empty */
+        "d\t7\t  ",
+        "d\t7\tstart=",                      /* empty id */
+        "d\t7\tstart=a b",                   /* 'b' is no key=value */
+        "d\t7\tstart=a  tid=1",              /* two spaces */
+        "d\t7\tstart=a/b",                   /* id character */
+        "d\t7\tstart=a end=b",               /* two edges */
+        "d\t7\tstart=a start=a",
+        "d\t7\ttid=1 tid=2",                 /* repeated */
+        "d\t7\ttid=-1",
+        "d\t7\ttid=12345678901234567890",
+        "d\t7\tdomain=",
+        "d\t7\tdomain=a\x01",
+        "d\t7\tcolor=red",                   /* unknown key */
+        "d\t7\tstart",                       /* no = */
+        "d\t7\tdropped=3 start=a",           /* a report is not a range edge */
+        "d\t7\tstart=a\tx",                  /* third tab */
+        "d\t7\tstart=01234567890123456789012345678901234567890", /* 41 bytes */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (parse(bad[i], &m) != MARK_LINE_BAD_ATTRS) {
+            CHECK(parse(bad[i], &m) == MARK_LINE_BAD_ATTRS);
+            fprintf(stderr, "    input #%zu\n", i);
+        }
+        CHECK(m.has_attrs == 0 && m.has_stamp == 0 && m.label[0] == '\0');
+    }
+    /* a bad stamp is reported as such even with attributes */
+    CHECK(parse("d\tx\tstart=a", &m) == MARK_LINE_BAD_STAMP);
+    /* the old forms carry no attributes */
+    CHECK(parse("d\t7", &m) == MARK_LINE_OK && m.has_attrs == 0);
+}
+
 static void test_status_strings(void)
 {
     CHECK_STR(mark_line_status_str(MARK_LINE_TOO_LONG), "label longer than 256 bytes");
@@ -196,6 +261,7 @@ int main(void)
     run_test("256-byte label limit", test_length_limit);
     run_test("control characters rejected", test_control_chars);
     run_test("never reads past len", test_respects_len);
+    run_test("range attributes", test_attrs);
     run_test("status strings", test_status_strings);
     return check_exit_status();
 }

@@ -7,7 +7,7 @@ static long feed(struct pairing *p, const char *label, int64_t t, long *next_id,
                  long *nclosed)
 {
     struct pairing_step st;
-    CHECK(pairing_on_mark(p, label, t, *next_id, &st) == 0);
+    CHECK(pairing_on_mark(p, label, NULL, t, *next_id, &st) == 0);
     for (long i = 0; i < st.nclosed && i < 8; i++)
         closed[i] = st.closed[i];
     *nclosed = st.nclosed;
