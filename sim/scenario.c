@@ -272,6 +272,42 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
             return fail(p, "power_readout: expected 'average' or 'instant'");
         return 0;
     }
+    if (strcmp(d, "preset") == 0) {
+        if (ntok != 2 || sensor_preset_apply(sc, tok[1]) != 0)
+            return fail(p, "preset: expected 'ideal' or 'h100'");
+        return 0;
+    }
+    if (strcmp(d, "sensor_seed") == 0) {
+        if (ntok != 2 || parse_ll(tok[1], 0, 1000000000000000000LL, &n))
+            return fail(p, "sensor_seed: expected an integer 0..1e18");
+        sc->sensors.seed = (unsigned long long)n;
+        sc->sensors.have_seed = 1;
+        return 0;
+    }
+    /* Sensor timing in microseconds (sensor_model.c). */
+    struct sim_sensors *ss = &sc->sensors;
+    const struct { const char *name; long long *field; unsigned phase_bit; } us[] = {
+        { "energy_jitter_us", &ss->energy_jitter_ns, 0 },
+        { "energy_phase_us", &ss->energy_phase_ns, SIM_PHASE_ENERGY },
+        { "instant_window_us", &ss->instant_window_ns, 0 },
+        { "instant_period_us", &ss->instant_period_ns, 0 },
+        { "instant_phase_us", &ss->instant_phase_ns, SIM_PHASE_INSTANT },
+        { "average_period_us", &ss->average_period_ns, 0 },
+        { "average_phase_us", &ss->average_phase_ns, SIM_PHASE_AVERAGE },
+        { "util_period_us", &ss->util_period_ns, 0 },
+        { "util_phase_us", &ss->util_phase_ns, SIM_PHASE_UTIL },
+    };
+    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+        if (strcmp(d, us[i].name) != 0)
+            continue;
+        if (ntok != 2)
+            return fail(p, "%s: expected one value", d);
+        if (int_arg(p, d, tok[1], 0, 3600000000LL, &n))
+            return -1;
+        *us[i].field = n * 1000;
+        ss->phase_set |= us[i].phase_bit;
+        return 0;
+    }
     if (strcmp(d, "unsupported") == 0) {
         if (ntok != 2)
             return fail(p, "unsupported: expected one function name or field:ID");
@@ -344,6 +380,7 @@ static int init_defaults(struct sim_scenario *sc)
 {
     memset(sc, 0, sizeof *sc);
     sc->gpus = 1;
+    sc->preset = "ideal";
     strcpy(sc->name, "Simulated H200");
     sc->average_window_ms = 1000;
     sc->energy_base_mj = 1000000;
@@ -401,6 +438,11 @@ static int check_whole(struct parser *p)
         p->line = p->max_gpu_line;
         return fail(p, "gpu %u: no such GPU (gpus %u)", p->max_gpu, sc->gpus);
     }
+    if (sc->sensors.energy_jitter_ns > 0 &&
+        2 * sc->sensors.energy_jitter_ns >= sc->energy_update_ms * 1000000LL) {
+        p->line = 0;
+        return fail(p, "energy_jitter_us must be under half of energy_update_ms");
+    }
     if (sc->period_ms > 0 && p->max_at_line && p->max_at_ms >= sc->period_ms) {
         p->line = p->max_at_line;
         return fail(p, "at %lld: not inside period_ms %lld", p->max_at_ms, sc->period_ms);
@@ -409,12 +451,17 @@ static int check_whole(struct parser *p)
 }
 
 int scenario_parse(struct sim_scenario *sc, const char *text, const char *file,
-                   char *err, size_t errlen)
+                   const char *preset, char *err, size_t errlen)
 {
     struct parser p = { .sc = sc, .file = file, .err = err, .errlen = errlen };
     if (init_defaults(sc)) {
         scenario_free(sc);
         return fail(&p, "out of memory");
+    }
+    if (preset && sensor_preset_apply(sc, preset) != 0) {
+        scenario_free(sc);
+        snprintf(err, errlen, "FLINCH_SIM_PRESET: expected 'ideal' or 'h100', got '%s'", preset);
+        return -1;
     }
     if (parse_lines(&p, text) || check_whole(&p)) {
         scenario_free(sc);

@@ -64,8 +64,27 @@ struct sim_stall {
     long long ms;
 };
 
+/* How the sensors sample the timeline (sensor_model.c, sim/SCENARIO.md).
+ * Times in ns of scenario time; a period of 0 means continuous (the value
+ * at the query instant), a window of 0 the value at the refresh instant.
+ * phase_set bits say which phases a directive gave (the rest come from the
+ * seed). */
+struct sim_sensors {
+    long long energy_phase_ns, energy_jitter_ns;
+    long long instant_window_ns, instant_period_ns, instant_phase_ns;
+    long long average_period_ns, average_phase_ns;
+    long long util_period_ns, util_phase_ns;
+    unsigned long long seed;
+    int have_seed;
+    unsigned phase_set;
+};
+
+enum { SIM_PHASE_ENERGY = 1, SIM_PHASE_INSTANT = 2, SIM_PHASE_AVERAGE = 4, SIM_PHASE_UTIL = 8 };
+
 struct sim_scenario {
     unsigned gpus;
+    const char *preset;         /* "ideal" or "h100": the last preset applied */
+    struct sim_sensors sensors;
     char name[SIM_NAME_MAX];
     int power_instant;          /* power_readout instant */
     long long average_window_ms;
@@ -86,10 +105,11 @@ struct sim_scenario {
 /* The built-in scenario: sim/scenarios/demo.scn, byte for byte. */
 extern const char sim_builtin_scenario[];
 
-/* Parses TEXT (named FILE in messages) into *sc. On error returns -1 with
- * "FILE:LINE: message" in err; *sc is then freed. */
+/* Parses TEXT (named FILE in messages) into *sc, starting from PRESET's
+ * sensor figures (NULL: ideal; the file's own `preset` line wins). On error
+ * returns -1 with "FILE:LINE: message" in err; *sc is then freed. */
 int scenario_parse(struct sim_scenario *sc, const char *text, const char *file,
-                   char *err, size_t errlen);
+                   const char *preset, char *err, size_t errlen);
 void scenario_free(struct sim_scenario *sc);
 
 /* The function a name designates (with or without _v2), or -1. */
@@ -104,8 +124,23 @@ double timeline_energy_mj(const struct sim_scenario *sc, unsigned gpu,
                           long long t0_ns, long long t1_ns);
 double timeline_average_power_w(const struct sim_scenario *sc, unsigned gpu,
                                 long long t_ns);
-unsigned long long timeline_energy_counter_mj(const struct sim_scenario *sc,
-                                              unsigned gpu, long long t_ns);
+/* The first instant after t_ns (>= 0 or not) at which GPU gpu's reading
+ * changes; INT64_MAX when it never does. */
+long long timeline_next_change_ns(const struct sim_scenario *sc, unsigned gpu, long long t_ns);
+
+/* sensor_model.c: what each sensor reports when queried at scenario time
+ * t_ns, given the sensors' periods, windows, phases and jitter. */
+int sensor_preset_apply(struct sim_scenario *sc, const char *name); /* -1: unknown */
+void sensor_finish(struct sim_scenario *sc, const unsigned long long *env_seed);
+unsigned long long sensor_energy_counter_mj(const struct sim_scenario *sc, unsigned gpu,
+                                            long long t_ns);
+double sensor_instant_w(const struct sim_scenario *sc, unsigned gpu, long long t_ns);
+double sensor_average_w(const struct sim_scenario *sc, unsigned gpu, long long t_ns);
+void sensor_util(const struct sim_scenario *sc, unsigned gpu, long long t_ns,
+                 unsigned *gpu_pct, unsigned *mem_pct);
+/* Update instant k of the energy counter (phase + k * period + jitter_k). */
+long long sensor_energy_update_ns(const struct sim_scenario *sc, long long k);
+
 /* Fills every step's energy_mj; the parser calls it once at the end. */
 void timeline_finish(struct sim_timeline *tl);
 

@@ -40,12 +40,50 @@ static struct sim_scenario scenario;
 static long long epoch_ns;          /* CLOCK_MONOTONIC ns of scenario time 0 */
 static long long queries[SIM_MAX_GPUS];
 static struct nvmlDevice_st devices[SIM_MAX_GPUS];
+/* Virtual time (FLINCH_SIM_VIRTUAL_TIME=1): the library's clock is vclock,
+ * which only moves when a caller sleeps through flinchsim_vclock_sleep_until
+ * or a query's latency passes; nothing sleeps for real. */
+static int virtual_time;
+static int64_t vclock_ns, vwall_offset_ns;
+#define VCLOCK_START_NS 1000000000000LL  /* 1000 s, like a host up a while */
 
 static long long clock_ns(clockid_t id)
 {
     struct timespec ts;
     clock_gettime(id, &ts);
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The library's CLOCK_MONOTONIC (virtual or real). Lock held. */
+static long long now_mono_ns(void)
+{
+    return virtual_time ? vclock_ns : clock_ns(CLOCK_MONOTONIC);
+}
+
+#ifndef SIM_LEGACY_ABI
+static long long now_wall_ns(void)
+{
+    return virtual_time ? vclock_ns + vwall_offset_ns : clock_ns(CLOCK_REALTIME);
+}
+#endif
+
+/* Parses an integer environment variable; 0 when unset, -1 (with a
+ * flinch-sim: line) when malformed. */
+static int env_ll(const char *name, long long *out, int *set)
+{
+    const char *v = getenv(name);
+    *set = v && *v;
+    if (!*set)
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || *end) {
+        fprintf(stderr, "flinch-sim: %s: expected an integer, got '%s'\n", name, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
 }
 
 static void sleep_ns(long long ns)
@@ -77,10 +115,13 @@ static char *read_scenario_file(const char *path)
     return buf;
 }
 
-/* First init: load the scenario and fix the epoch. Lock held. */
+/* First init: load the scenario (with FLINCH_SIM_PRESET's sensors and
+ * FLINCH_SIM_SENSOR_SEED's phases unless the file sets them), start the
+ * virtual clock when asked, and fix the epoch. Lock held. */
 static nvmlReturn_t load_state(void)
 {
     const char *path = getenv("FLINCH_SIM_SCENARIO");
+    const char *preset = getenv("FLINCH_SIM_PRESET");
     char *text = NULL;
     if (path && *path) {
         text = read_scenario_file(path);
@@ -89,25 +130,30 @@ static nvmlReturn_t load_state(void)
     }
     char err[512];
     int rc = scenario_parse(&scenario, text ? text : sim_builtin_scenario,
-                            text ? path : "<builtin demo.scn>", err, sizeof err);
+                            text ? path : "<builtin demo.scn>", preset && *preset ? preset : NULL,
+                            err, sizeof err);
     free(text);
     if (rc) {
         fprintf(stderr, "flinch-sim: %s\n", err);
         return NVML_ERROR_UNKNOWN;
     }
-    const char *epoch = getenv("FLINCH_SIM_EPOCH_NS");
-    epoch_ns = clock_ns(CLOCK_MONOTONIC);
-    if (epoch && *epoch) {
-        char *end;
-        errno = 0;
-        long long e = strtoll(epoch, &end, 10);
-        if (errno || *end) {
-            fprintf(stderr, "flinch-sim: FLINCH_SIM_EPOCH_NS: expected an integer, got '%s'\n", epoch);
-            scenario_free(&scenario);
-            return NVML_ERROR_UNKNOWN;
-        }
-        epoch_ns = e;
+    long long epoch = 0, seed = 0, vt = 0;
+    int have_epoch, have_seed, have_vt;
+    if (env_ll("FLINCH_SIM_EPOCH_NS", &epoch, &have_epoch) || env_ll("FLINCH_SIM_SENSOR_SEED", &seed, &have_seed)
+        || env_ll("FLINCH_SIM_VIRTUAL_TIME", &vt, &have_vt) || seed < 0) {
+        if (seed < 0)
+            fprintf(stderr, "flinch-sim: FLINCH_SIM_SENSOR_SEED: expected a non-negative integer\n");
+        scenario_free(&scenario);
+        return NVML_ERROR_UNKNOWN;
     }
+    unsigned long long useed = (unsigned long long)seed;
+    sensor_finish(&scenario, have_seed ? &useed : NULL);
+    virtual_time = have_vt && vt != 0;
+    if (virtual_time) {
+        vclock_ns = VCLOCK_START_NS;
+        vwall_offset_ns = clock_ns(CLOCK_REALTIME) - vclock_ns;
+    }
+    epoch_ns = have_epoch ? epoch : now_mono_ns();
     if (scenario.no_driver) {
         scenario_free(&scenario);
         return NVML_ERROR_DRIVER_NOT_LOADED;
@@ -202,14 +248,16 @@ static nvmlReturn_t begin_query(unsigned gpu, int func, long long *t_ns)
         rc = NVML_ERROR_GPU_IS_LOST;
     else if (unsupported_now(func, 0, 0))
         rc = NVML_ERROR_NOT_SUPPORTED;
-    if (delay > 0) {
+    if (delay > 0 && virtual_time) {
+        vclock_ns += delay;
+    } else if (delay > 0) {
         pthread_mutex_unlock(&lock);
         sleep_ns(delay);
         pthread_mutex_lock(&lock);
         if (init_count == 0)
             rc = NVML_ERROR_UNINITIALIZED; /* shut down while we slept */
     }
-    *t_ns = clock_ns(CLOCK_MONOTONIC) - epoch_ns;
+    *t_ns = now_mono_ns() - epoch_ns;
     if (rc != NVML_SUCCESS)
         pthread_mutex_unlock(&lock);
     return rc;
@@ -320,8 +368,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *p
     nvmlReturn_t rc = device_query(device, power, SIM_FN_POWER, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    *power = watts_to_mw(scenario.power_instant ? timeline_power_w(&scenario, gpu, t)
-                                                : timeline_average_power_w(&scenario, gpu, t));
+    *power = watts_to_mw(scenario.power_instant ? sensor_instant_w(&scenario, gpu, t)
+                                                : sensor_average_w(&scenario, gpu, t));
     pthread_mutex_unlock(&lock);
     return NVML_SUCCESS;
 }
@@ -333,9 +381,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtili
     nvmlReturn_t rc = device_query(device, utilization, SIM_FN_UTIL, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    const struct sim_reading *r = timeline_reading_at(&scenario, gpu, t);
-    utilization->gpu = r->util_pct;
-    utilization->memory = r->mem_util_pct;
+    sensor_util(&scenario, gpu, t, &utilization->gpu, &utilization->memory);
     pthread_mutex_unlock(&lock);
     return NVML_SUCCESS;
 }
@@ -428,7 +474,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, uns
     nvmlReturn_t rc = device_query(device, energy, SIM_FN_ENERGY, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    *energy = timeline_energy_counter_mj(&scenario, gpu, t);
+    *energy = sensor_energy_counter_mj(&scenario, gpu, t);
     pthread_mutex_unlock(&lock);
     return NVML_SUCCESS;
 }
@@ -444,7 +490,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCoun
                                    SIM_FN_FIELDS, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    long long wall_us = clock_ns(CLOCK_REALTIME) / 1000;
+    long long wall_us = now_wall_ns() / 1000; /* stamped at query time */
     for (int i = 0; i < valuesCount; i++) {
         nvmlFieldValue_t *v = &values[i];
         v->timestamp = wall_us;
@@ -459,8 +505,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCoun
         }
         v->nvmlReturn = NVML_SUCCESS;
         v->value.uiVal = watts_to_mw(v->fieldId == NVML_FI_DEV_POWER_INSTANT
-                                         ? timeline_power_w(&scenario, gpu, t)
-                                         : timeline_average_power_w(&scenario, gpu, t));
+                                         ? sensor_instant_w(&scenario, gpu, t)
+                                         : sensor_average_w(&scenario, gpu, t));
     }
     pthread_mutex_unlock(&lock);
     return NVML_SUCCESS;
@@ -485,6 +531,27 @@ EXPORT long long flinchsim_epoch_ns(void)
     long long e = init_count > 0 ? epoch_ns : -1;
     pthread_mutex_unlock(&lock);
     return e;
+}
+
+/* The virtual clock (FLINCH_SIM_VIRTUAL_TIME): a recorder that finds these
+ * two reads and sleeps through them, so the whole recording runs on the
+ * simulator's time without sleeping. now: -1 when time is real. */
+EXPORT int64_t flinchsim_vclock_now(void)
+{
+    pthread_mutex_lock(&lock);
+    int64_t t = virtual_time ? vclock_ns : -1;   /* still readable after nvmlShutdown */
+    pthread_mutex_unlock(&lock);
+    return t;
+}
+
+EXPORT int flinchsim_vclock_sleep_until(int64_t ns)
+{
+    pthread_mutex_lock(&lock);
+    int ok = virtual_time;
+    if (ok && ns > vclock_ns)
+        vclock_ns = ns;
+    pthread_mutex_unlock(&lock);
+    return ok ? 0 : -1;
 }
 
 /* The built-in scenario's text, so a test can compare it with demo.scn. */

@@ -3,7 +3,8 @@
  * timelines.
  *
  * Owns: the reading at a scenario time, the integral of power over any
- * interval, the trailing-window average and the quantized energy counter.
+ * interval, the trailing-window average and where the reading next changes.
+ * How sensors sample this timeline is sensor_model.c's.
  * Power is a step function, so every integral is a finite sum: each step
  * caches the energy from 0 to its start, and a query adds one partial step.
  * Times come in as integer nanoseconds and step times are whole
@@ -12,6 +13,7 @@
 #include "scenario.h"
 
 #include <math.h>
+#include <stdint.h>
 
 #define NS_PER_MS 1000000LL
 
@@ -93,23 +95,19 @@ double timeline_average_power_w(const struct sim_scenario *sc, unsigned gpu,
            (double)sc->average_window_ms;
 }
 
-/* The counter real drivers expose: it only moves every energy_update_ms,
- * so it reads the integral up to the last update instant. The tiny epsilon
- * keeps a value like 443087.99999999994 (double rounding of an exact
- * 443088) from flooring one millijoule short. */
-unsigned long long timeline_energy_counter_mj(const struct sim_scenario *sc,
-                                              unsigned gpu, long long t_ns)
+long long timeline_next_change_ns(const struct sim_scenario *sc, unsigned gpu, long long t_ns)
 {
-    long long at = t_ns;
-    if (sc->energy_update_ms > 0) {
-        long long step = sc->energy_update_ms * NS_PER_MS;
-        long long k = t_ns / step;
-        if (t_ns < 0 && k * step != t_ns)
-            k--; /* floor, not truncation, before time 0 */
-        at = k * step;
-    }
-    double mj = (double)sc->energy_base_mj + energy_to_mj(sc, gpu, at);
-    if (mj <= 0)
+    const struct sim_timeline *tl = &sc->gpu[gpu];
+    if (t_ns < 0)
         return 0;
-    return (unsigned long long)floor(mj + 1e-6);
+    long long base = 0, off = t_ns;
+    if (sc->period_ms > 0) {
+        long long period_ns = sc->period_ms * NS_PER_MS;
+        base = t_ns / period_ns * period_ns;
+        off = t_ns - base;
+        size_t i = step_index(tl, off);
+        return base + (i + 1 < tl->n ? tl->steps[i + 1].t_ms * NS_PER_MS : period_ns);
+    }
+    size_t i = step_index(tl, off);
+    return i + 1 < tl->n ? tl->steps[i + 1].t_ms * NS_PER_MS : INT64_MAX;
 }

@@ -31,6 +31,9 @@ static void usage(FILE *out)
         "  -g, --gpu SPEC         GPU index, list (0,2) or 'all' (default 0); one\n"
         "                         SAMPLE row per GPU per tick\n"
         "  -i, --interval-ms N    sampling interval in ms (default 10)\n"
+        "      --dither           shift each tick by a pseudo-random 0..1/2 interval\n"
+        "                         (same tick count), so analyze can place the energy\n"
+        "                         counter's updates to better than a tick\n"
         "  -s, --seconds N        record N seconds (default 30; 0: until SIGINT,\n"
         "                         SIGTERM or SIGHUP; with CMD: until CMD exits)\n"
         "      --marks-fifo PATH  read MARK labels from this FIFO, one per line, or\n"
@@ -57,7 +60,7 @@ static void usage(FILE *out)
 
 enum {
     OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
-    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND
+    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +77,7 @@ static const struct option long_opts[] = {
     { "nvml-lib",    required_argument, NULL, OPT_NVML_LIB },
     { "pid",         required_argument, NULL, OPT_PID },
     { "force-append", no_argument,      NULL, OPT_FORCE_APPEND },
+    { "dither",      no_argument,       NULL, OPT_DITHER },
     { "quiet",       no_argument,       NULL, 'q' },
     { "help",        no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 }
@@ -130,6 +134,7 @@ int cmd_record(int argc, char **argv)
             break;
         case OPT_RAPL: o.rapl_path = optarg; break;
         case OPT_NO_RAPL: o.no_rapl = 1; break;
+        case OPT_DITHER: o.dither = 1; break;
         case OPT_RAPL_ROOT: o.rapl_root = optarg; break;
         case OPT_PROC_STAT: o.proc_stat = optarg; break;
         case OPT_NVML_LIB: o.nvml_lib = optarg; break;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "nvml_loader.h"
 
 /* Resolves name_v2 first (newer drivers keep the old name with the old
@@ -61,10 +62,27 @@ int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* The simulated NVML may run on virtual time (sim/SCENARIO.md): then it
+ * exports its clock, and the recorder's clock seam (clock.h) follows it.
+ * A real driver has no such symbols. */
+static void follow_virtual_clock(struct nvml_lib *lib)
+{
+    int64_t (*now)(void) = NULL;
+    int (*sleep_until)(int64_t) = NULL;
+    resolve(lib->dl, "flinchsim_vclock_now", NULL, &now, sizeof now);
+    resolve(lib->dl, "flinchsim_vclock_sleep_until", NULL, &sleep_until, sizeof sleep_until);
+    if (now && sleep_until && now() >= 0) {
+        clock_virtualize(now, sleep_until);
+        lib->virtual_clock = 1;
+    }
+}
+
 nvmlReturn_t nvml_start(struct nvml_lib *lib)
 {
     nvmlReturn_t rc = lib->init();
     lib->initialized = rc == NVML_SUCCESS;
+    if (lib->initialized)
+        follow_virtual_clock(lib);
     return rc;
 }
 
@@ -83,7 +101,7 @@ void nvml_unload(struct nvml_lib *lib)
     if (lib->initialized && lib->shutdown)
         lib->shutdown();
     lib->initialized = 0;
-    if (lib->dl)
+    if (lib->dl && !lib->virtual_clock)   /* the clock seam still points into it */
         dlclose(lib->dl);
     lib->dl = NULL;
 }

@@ -37,6 +37,7 @@ struct nvml_lib {
     nvml_device_temperature_fn temperature;
     nvml_device_field_values_fn field_values;
     int initialized;
+    int virtual_clock;                      /* the simulator's clock drives clock.h */
 };
 
 /* dlopen()s path (NULL: libnvidia-ml.so.1) and resolves the entry points.

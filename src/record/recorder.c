@@ -397,6 +397,8 @@ static int run_loop(struct recorder *r)
     int64_t end_ns = o->seconds > 0 ? r->start_ns + llround(o->seconds * 1e9) : INT64_MAX;
     struct ticker tk;
     ticker_start(&tk, r->start_ns, interval, total == INT64_MAX ? INT64_MAX : total - 1);
+    if (o->dither)
+        ticker_dither(&tk, interval / 2, (uint64_t)r->start_ns ^ (uint64_t)getpid());
     int forwarded = 0;
 
     for (;;) {

@@ -1,7 +1,4 @@
 /* ticker.c — drift-free absolute-deadline schedule; see ticker.h. */
-#include <errno.h>
-#include <time.h>
-
 #include "clock.h"
 #include "ticker.h"
 
@@ -11,11 +8,28 @@ void ticker_start(struct ticker *t, int64_t start_ns, int64_t interval_ns, int64
     t->start_ns = start_ns;
     t->interval_ns = interval_ns > 0 ? interval_ns : 1;
     t->next = 0;
+    t->dither_ns = 0;
+    t->dither_seed = 0;
+}
+
+void ticker_dither(struct ticker *t, int64_t dither_ns, uint64_t seed)
+{
+    t->dither_ns = dither_ns > 0 && dither_ns < t->interval_ns ? dither_ns : 0;
+    t->dither_seed = seed;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
 }
 
 int64_t ticker_deadline(const struct ticker *t, int64_t k)
 {
-    return t->start_ns + k * t->interval_ns;
+    int64_t d = t->dither_ns ? (int64_t)(mix64(t->dither_seed ^ mix64((uint64_t)k)) % (uint64_t)t->dither_ns) : 0;
+    return t->start_ns + k * t->interval_ns + d;
 }
 
 /* The first and the last tick always run, however late: a recording
@@ -26,14 +40,16 @@ int64_t ticker_tick_at(const struct ticker *t, int64_t want, int64_t now)
     if (want == 0 || want >= t->last || now < ticker_deadline(t, want + 1))
         return want;
     int64_t k = (now - t->start_ns) / t->interval_ns;
-    return k < t->last ? k : t->last;
+    if (k > t->last)
+        k = t->last;
+    while (k > want && ticker_deadline(t, k) > now)   /* a dithered deadline still ahead */
+        k--;
+    return k;
 }
 
 int ticker_sleep_until(int64_t when_ns)
 {
-    struct timespec ts = { (time_t)(when_ns / NS_PER_SEC), (long)(when_ns % NS_PER_SEC) };
-    /* EINVAL cannot happen with a valid timespec; only a signal wakes early. */
-    return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR ? -1 : 0;
+    return clock_sleep_until(when_ns);
 }
 
 int ticker_wait(struct ticker *t, int64_t *tick, int64_t *late_ns)

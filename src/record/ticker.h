@@ -7,7 +7,7 @@
  * that starts so late that later deadlines have passed too is not made up
  * with a burst of samples: the missed ticks are skipped and the next
  * recorded tick carries its own number, so the trace shows the gap (tick
- * column) and how late it was (late_ns column).
+ * column) and how late it was (late_ns column). Optionally dithered.
  */
 #ifndef FLINCH_TICKER_H
 #define FLINCH_TICKER_H
@@ -20,10 +20,20 @@ struct ticker {
     int64_t next;          /* the tick waited for next */
     int64_t last;          /* the final tick: a late wake-up near the end
                               still records it rather than skipping past */
+    int64_t dither_ns;     /* 0, or each deadline moves by 0..dither_ns - 1 */
+    uint64_t dither_seed;
 };
 
 /* Tick numbers run from 0 to last (INT64_MAX: no end). */
 void ticker_start(struct ticker *t, int64_t start_ns, int64_t interval_ns, int64_t last);
+
+/* Dither (record --dither): tick k is due dither(k) later, a pseudo-random
+ * 0..dither_ns - 1 drawn from seed and k, dither_ns under the interval. A
+ * sensor that updates on its own period P is then seen at a different
+ * offset inside the tick at each update even when P is a multiple of the
+ * interval, so analyze can place its update instants to better than a
+ * tick; the tick count and its mean rate are unchanged. */
+void ticker_dither(struct ticker *t, int64_t dither_ns, uint64_t seed);
 
 /* When tick k is due. */
 int64_t ticker_deadline(const struct ticker *t, int64_t k);

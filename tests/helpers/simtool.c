@@ -355,6 +355,7 @@ int main(int argc, char **argv)
             "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetCurrentClocksEventReasons",
             "nvmlDeviceGetCurrentClocksThrottleReasons",
             "flinchsim_energy_J", "flinchsim_epoch_ns", "flinchsim_builtin_scenario",
+            "flinchsim_vclock_now", "flinchsim_vclock_sleep_until",
         };
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
             if (sym(names[i]))

@@ -59,8 +59,34 @@ static void test_real_schedule(void)
     CHECK(mono_ns() >= start + 100 * NS_PER_MS);
 }
 
+/* --dither: every deadline lies in [k*interval, k*interval + dither), the
+ * offsets differ from tick to tick and cover the range, and the schedule
+ * never runs a tick whose dithered deadline is still ahead. */
+static void test_dither(void)
+{
+    struct ticker t;
+    ticker_start(&t, 1000, 1000, INT64_MAX);
+    ticker_dither(&t, 500, 42);
+    int64_t lo = 500, hi = -1, distinct = 0, prev = -1;
+    for (int64_t k = 0; k < 400; k++) {
+        int64_t d = ticker_deadline(&t, k) - 1000 - k * 1000;
+        CHECK(d >= 0 && d < 500);
+        if (d < lo) lo = d;
+        if (d > hi) hi = d;
+        distinct += d != prev;
+        prev = d;
+    }
+    CHECK(lo < 25 && hi > 475);
+    CHECK(distinct > 390);
+    int64_t k = ticker_tick_at(&t, 1, 1000 + 9 * 1000 + 0);
+    CHECK(ticker_deadline(&t, k) <= 1000 + 9 * 1000);
+    ticker_dither(&t, 5000, 1);            /* not under the interval: off */
+    CHECK(ticker_deadline(&t, 3) == 4000);
+}
+
 int main(void)
 {
+    run_test("ticker --dither keeps each tick inside its interval", test_dither);
     run_test("ticker deadlines are start + k*interval", test_deadlines);
     run_test("ticker skips ticks whose deadline passed", test_tick_at);
     run_test("ticker real schedule records a stall as a tick jump", test_real_schedule);
