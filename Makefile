@@ -21,12 +21,14 @@ WERROR  ?=
 SAN     ?=
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Wpedantic
-SRC_DIRS := src $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h))))
+SRC_DIRS := src nvtx $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h))))
 SRC_INC  := $(addprefix -I,$(SRC_DIRS))
 ALL_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) $(SRC_INC) -Iinclude -MMD -MP $(CFLAGS)
 LDLIBS  := -ldl -lm -lpthread
 
-LIB_SRC  := $(wildcard src/*/*.c)
+# nvtx/nvtx_filter.c is in libflinch.a too: `flinch record --nvtx=FILTER`
+# checks the filter with the bridge's own parser.
+LIB_SRC  := $(wildcard src/*/*.c) nvtx/nvtx_filter.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 SIM_SRC  := $(wildcard sim/*.c)
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/pic/%.o)
@@ -39,7 +41,11 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 
 .PHONY: all tests demo check check-plain check-asan check-clang bench fuzz soak valgrind clean
 
-all: $(BUILD)/flinch $(BUILD)/sim/libnvidia-ml.so.1 $(BUILD)/sim-legacy/libnvidia-ml.so.1
+NVTX_SRC := $(wildcard nvtx/*.c)
+NVTX_OBJ := $(NVTX_SRC:%.c=$(BUILD)/pic-hidden/%.o)
+
+all: $(BUILD)/flinch $(BUILD)/sim/libnvidia-ml.so.1 $(BUILD)/sim-legacy/libnvidia-ml.so.1 \
+     $(BUILD)/libflinch_nvtx.so
 
 tests: all $(UNIT_BIN) $(HELPER_BIN)
 
@@ -51,12 +57,21 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
 
+$(BUILD)/pic-hidden/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
 $(BUILD)/libflinch.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/flinch: $(BUILD)/src/flinch.o $(BUILD)/libflinch.a
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS)
+
+# The NVTX bridge, loaded by applications through NVTX_INJECTION64_PATH
+# (`flinch record --nvtx`): only InitializeInjectionNvtx2 is exported.
+$(BUILD)/libflinch_nvtx.so: $(NVTX_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -fvisibility=hidden -Wl,-soname,libflinch_nvtx.so $^ -o $@ -lpthread
 
 # The simulated NVML: a shared object with NVML's ABI, named like the real one so
 # that LD_LIBRARY_PATH=build/sim or --nvml-lib build/sim/libnvidia-ml.so.1 loads it.

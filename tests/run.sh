@@ -28,6 +28,7 @@ run_one() { # build name cmd...
     failed_names="$failed_names [$b]$name"
   else
     echo "pass [$b] $name: $p passed${s:+, $s skipped} (${dur}s)" | sed 's/, 0 skipped//'
+    grep '^# ' "$out" | sed 's/^/    /'    # what the test says it used (e.g. which headers)
     [ -n "${VERBOSE:-}" ] && sed 's/^/    /' "$out"
   fi
   rm -rf "$out" "$t"

@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+#include <unistd.h>
+
 #include "builtin.h"
 #include "diag.h"
+#include "nvtx_filter.h"
 #include "recorder.h"
 
 static void usage(FILE *out)
@@ -46,6 +50,10 @@ static void usage(FILE *out)
         "      --proc-stat FILE   host CPU counters (default /proc/stat)\n"
         "      --nvml-lib PATH    NVML library to load (default libnvidia-ml.so.1)\n"
         "      --pid PID          also record this process's CPU time and state\n"
+        "      --nvtx[=FILTER]    with CMD: record its NVTX marks and ranges (the bridge\n"
+        "                         build/libflinch_nvtx.so through NVTX_INJECTION64_PATH);\n"
+        "                         FILTER: name=GLOB,name!=GLOB,name~RE,domain=GLOB,...,rate=N\n"
+        "      --nvtx-replace     use the bridge even if NVTX_INJECTION64_PATH is set\n"
         "  -q, --quiet            no live status line on a terminal\n"
         "  -h, --help             this help\n"
         "\n"
@@ -60,7 +68,7 @@ static void usage(FILE *out)
 
 enum {
     OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
-    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER
+    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX, OPT_NVTX_REPLACE
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +86,8 @@ static const struct option long_opts[] = {
     { "pid",         required_argument, NULL, OPT_PID },
     { "force-append", no_argument,      NULL, OPT_FORCE_APPEND },
     { "dither",      no_argument,       NULL, OPT_DITHER },
+    { "nvtx",        optional_argument, NULL, OPT_NVTX },
+    { "nvtx-replace", no_argument,      NULL, OPT_NVTX_REPLACE },
     { "quiet",       no_argument,       NULL, 'q' },
     { "help",        no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 }
@@ -96,8 +106,63 @@ static int parse_long(const char *opt, const char *s, int base, long lo, long hi
     return 0;
 }
 
+/* The bridge: next to the flinch binary (the build directory), else in
+ * ../lib/flinch/ (make install). 0 with its absolute path, or -1. */
+static int find_bridge(char *path, size_t size)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    const char *const rel[] = { "/libflinch_nvtx.so", "/../lib/flinch/libflinch_nvtx.so" };
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char cand[PATH_MAX + 64];
+        snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
+        if (access(cand, R_OK) == 0 && realpath(cand, path) && strlen(path) < size)
+            return 0;
+    }
+    return -1;
+}
+
+/* --nvtx: checks the filter and hands CMD the bridge and the filter. */
+static int setup_nvtx(const char *filter_text, int replace)
+{
+    struct nvtx_filter f;
+    char err[NVTX_FILTER_ERROR_MAX];
+    if (nvtx_filter_parse(&f, filter_text, err, sizeof err) != 0) {
+        diag_error("--nvtx=%s: %s", filter_text, err);
+        return -1;
+    }
+    nvtx_filter_free(&f);
+    const char *old = getenv("NVTX_INJECTION64_PATH");
+    if (old && *old && !replace) {
+        diag_error("NVTX_INJECTION64_PATH is already set (%s): another tool takes NVTX there; "
+                   "--nvtx-replace hands NVTX to flinch instead", old);
+        return -1;
+    }
+    char lib[PATH_MAX];
+    if (find_bridge(lib, sizeof lib) != 0) {
+        diag_error("--nvtx: libflinch_nvtx.so not found next to flinch or in ../lib/flinch/ "
+                   "(build it with make)");
+        return -1;
+    }
+    if (setenv("NVTX_INJECTION64_PATH", lib, 1) != 0 ||
+        setenv("FLINCH_NVTX_FILTER", filter_text ? filter_text : "", 1) != 0) {
+        diag_error("setenv: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
+    const char *nvtx_filter_text = NULL;
+    int nvtx = 0, nvtx_replace = 0;
     struct record_opts o = {
         .gpu_spec = "0", .interval_ms = 10, .seconds = 30.0, .marks_mode = 0600,
     };
@@ -144,6 +209,8 @@ int cmd_record(int argc, char **argv)
             o.pid = (pid_t)v;
             break;
         case OPT_FORCE_APPEND: o.force_append = 1; break;
+        case OPT_NVTX: nvtx = 1; nvtx_filter_text = optarg; break;
+        case OPT_NVTX_REPLACE: nvtx_replace = 1; break;
         case 'q': o.quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:
@@ -172,5 +239,15 @@ int cmd_record(int argc, char **argv)
         diag_error("--seconds %g: too long", o.seconds);
         return EXIT_USAGE;
     }
+    if ((nvtx || nvtx_replace) && !o.cmd) {
+        diag_error("--nvtx records the NVTX calls of a wrapped command: add -- CMD ARGS...");
+        return EXIT_USAGE;
+    }
+    if (nvtx_replace && !nvtx) {
+        diag_error("--nvtx-replace goes with --nvtx");
+        return EXIT_USAGE;
+    }
+    if (nvtx && setup_nvtx(nvtx_filter_text, nvtx_replace) != 0)
+        return EXIT_USAGE;
     return recorder_run(&o);
 }
