@@ -18,6 +18,7 @@
 #include "analysis_internal.h"
 #include "clock.h"
 #include "diag.h"
+#include "tape.h"
 #include "verdict.h"
 
 int analysis_check_window_flags(const char **start, const char **end, const char *range,
@@ -71,8 +72,9 @@ void analysis_default_options(struct analysis_options *o)
     o->busy_w = NAN;
     o->compute_frac = 0.5;
     o->idle_frac = 0.15;
-    o->cpu_busy_pct = 50;
+    o->cpu_busy_pct = 90;
     o->proc_busy_cores = 0.5;
+    o->class_frac = 2.0 / 3.0;
     o->ring_samples = 4096;
 }
 
@@ -101,6 +103,7 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
     memset(g, 0, sizeof *g);
     g->id = id;
     g->power_limit_w = NAN;
+    tape_init(&g->tape, sizeof(struct gpu_sample));
     g->hist_instant = calloc(1, sizeof *g->hist_instant);
     g->hist_average = calloc(1, sizeof *g->hist_average);
     if (!g->hist_instant || !g->hist_average
@@ -116,8 +119,9 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
 
 static int on_sample(struct ctx *c, const struct trace_row *r)
 {
+    struct gpu_stream *gs = NULL;
     if (r->gpu >= 0) {
-        struct gpu_stream *g = gpu_stream(c, r->gpu);
+        struct gpu_stream *g = gs = gpu_stream(c, r->gpu);
         if (!g)
             return EXIT_USAGE;
         double v[QG_N] = {
@@ -135,6 +139,10 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
             diag_error("out of memory");
             return EXIT_RUNTIME;
         }
+    }
+    if (tapes_push(c, gs, r) != 0) {
+        diag_error("out of memory");
+        return EXIT_RUNTIME;
     }
     if (r->proc_state == 'X' && r->t_mono_ns < c->proc_exit_ns)
         c->proc_exit_ns = r->t_mono_ns;
@@ -269,6 +277,7 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
     c.a = a;
     c.opt = o;
     c.proc_exit_ns = INT64_MAX;
+    tape_init(&c.host_tape, sizeof(struct host_sample));
     c.path = path;
     struct trace_reader tr;
     if (trace_reader_open(&tr, path) != 0) {
@@ -339,8 +348,10 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
 
 void analysis_free(struct analysis *a)
 {
-    for (long i = 0; i < a->nwindows; i++)
+    for (long i = 0; i < a->nwindows; i++) {
         free(a->windows[i].gpu);
+        window_tape_free(a->windows[i].tape);
+    }
     free(a->windows);
     free(a->gpu_ids);
     free(a->gpu_host);

@@ -14,7 +14,7 @@
 #include "trace_reader.h"
 
 #define ANALYSIS_REASON_BITS 16     /* clock-event reason bits counted */
-#define EVIDENCE_MAX 384
+#define EVIDENCE_MAX 640
 
 enum energy_source {
     SOURCE_NONE,        /* no power data for this GPU in the window */
@@ -39,6 +39,27 @@ enum verdict {
 #define WINDOW_UNDER_STEP    0x8  /* shorter than the energy counter's update step */
 #define WINDOW_NO_POWER      0x10 /* no power readings at all */
 
+/* The classes of a window's time (breakdown.h); the tokens are the same in
+ * every output: "compute", "host-cpu", "waiting". */
+enum time_class { CLASS_COMPUTE, CLASS_HOST_CPU, CLASS_WAITING, CLASS_COUNT };
+#define BREAKDOWN_MAX_SEGMENTS 64
+
+struct segment {
+    double start_ms, end_ms;     /* from the window's start */
+    enum time_class cls;
+};
+
+/* A window's time divided into classes (one GPU's, or the window's). */
+struct breakdown {
+    int valid;                   /* 0: no breakdown (no GPU signal at all) */
+    double ms[CLASS_COUNT];      /* per class, sums to the window's duration */
+    double resolution_ms;        /* +- on every segment edge */
+    int nseg;
+    struct segment seg[BREAKDOWN_MAX_SEGMENTS];
+};
+
+struct window_tape;
+
 struct window_gpu {
     int gpu;                     /* gpu_index */
     int host;                    /* index into analysis.host_names (0 with one trace) */
@@ -55,6 +76,7 @@ struct window_gpu {
     unsigned reason_counts[ANALYSIS_REASON_BITS]; /* samples in the window with each reason bit set */
     double idle_w, busy_w;       /* power levels the verdict used */
     unsigned flags;
+    struct breakdown bd;         /* busy (compute) / idle (host-cpu, waiting) in time */
 };
 
 struct window {
@@ -73,6 +95,10 @@ struct window {
     double proc_cores;           /* d(proc_cpu_ns)/dt, NAN if none */
     double rapl_j[TRACE_RAPL_MAX]; /* per RAPL domain, NAN if none */
     unsigned flags;              /* OR of the GPUs' flags */
+    struct breakdown bd;         /* compute when any GPU is busy */
+    double top_thread_cores;     /* busiest thread's mean share of one core while no GPU computed, NAN if none */
+    char top_thread[40];         /* its "TID name", "" if unknown */
+    struct window_tape *tape;    /* private: the samples of the window until the breakdown is made */
     enum verdict verdict;
     char evidence[EVIDENCE_MAX]; /* "power 63 W = idle 60 W + 2% of the busy range; gpu util 0%; cpu 3%" */
 };
@@ -95,8 +121,9 @@ struct analysis_options {
     double idle_w, busy_w;               /* --idle-w / --busy-w; NAN: from the trace */
     double compute_frac;                 /* >= this fraction of the busy range: compute (0.5) */
     double idle_frac;                    /* <= this fraction: GPU idle (0.15) */
-    double cpu_busy_pct;                 /* host CPU busy above this: host-cpu (50) */
-    double proc_busy_cores;              /* traced process above this: host-cpu (0.5) */
+    double cpu_busy_pct;                 /* host saturated at or above this: host-cpu (90) */
+    double proc_busy_cores;              /* traced process tree at or above this: host-cpu (0.5) */
+    double class_frac;                   /* one class holding this much of a window names it (2/3) */
     int ring_samples;                    /* history kept per GPU for late marks (4096) */
     /* When set, windows come from these marks (sorted by time) instead of
      * the trace's own MARK rows. */
@@ -129,6 +156,8 @@ struct analysis {
     /* summary over windows */
     struct stat_summary duration_s, energy_j, mean_power_w;
     long verdict_count[VERDICT_COUNT];
+    double waiting_median_ms;     /* median waiting time over windows with some, NAN if none */
+    long waiting_windows;
     enum verdict verdict;
     char evidence[EVIDENCE_MAX];
 };
@@ -156,5 +185,6 @@ int analysis_run_hosts(const struct analysis_options *o, struct host_trace *host
 
 const char *verdict_name(enum verdict v);        /* "compute", "waiting", ... */
 const char *energy_source_name(enum energy_source s); /* "gpu_energy_mJ counter", ... */
+const char *time_class_name(enum time_class c);  /* "compute", "host-cpu", "waiting" */
 
 #endif

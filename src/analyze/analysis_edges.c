@@ -244,6 +244,8 @@ static int finish_window(struct ctx *c, struct active *act)
     }
     if (c->ngpu == 0)
         w->flags |= WINDOW_NO_POWER;
+    if (act->kind == 0 && capture_window_tape(c, w, act->t[0], act->t[1]) != 0)
+        return -1;
     const struct point *hs = &act->host[0], *he = &act->host[1];
     w->host_cpu_pct = diff(hs, he, QH_CPU) / dur;
     w->proc_cores = diff(hs, he, QH_PROC) / dur;

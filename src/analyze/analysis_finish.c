@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "breakdown.h"
 #include "diag.h"
 
 int finish_trace(struct ctx *c)
@@ -106,6 +107,9 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         w->uncertainty_j = NAN;
     }
     w->mean_power_w = w->energy_j / w->duration_s;
+    breakdown_window(c->opt, w, NULL, c->thread_names, c->nthread_names);
+    window_tape_free(w->tape);
+    w->tape = NULL;
     verdict_window(c->opt, w);
     if (c->proc_exit_ns <= w->t_end_ns) {
         size_t len = strlen(w->evidence);
@@ -188,7 +192,10 @@ void free_ctx(struct ctx *c)
         free(c->gpu[s].hist_average);
         free(c->gpu[s].gaps.idx);
         free(c->gpu[s].gaps.gap);
+        tape_free(&c->gpu[s].tape);
     }
+    tape_free(&c->host_tape);
+    free(c->thread_names);
     integ_free(&c->host);
     for (int kind = 0; kind < 2; kind++) {
         long n = kind == 0 ? c->a->nwindows : c->nidle;
@@ -197,8 +204,10 @@ void free_ctx(struct ctx *c)
         free(c->act_of[kind]);
         pairing_free(&c->pair[kind]);
     }
-    for (long i = 0; i < c->nidle; i++)
+    for (long i = 0; i < c->nidle; i++) {
         free(c->idle[i].gpu);
+        window_tape_free(c->idle[i].tape);
+    }
     free(c->idle);
     free(c->pend);
 }

@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "integrate.h"
+#include "tape.h"
 #include "verdict.h"
 #include "windows.h"
 
@@ -29,7 +30,10 @@ struct gpu_stream {
     struct power_hist *hist_instant, *hist_average;
     double power_limit_w;
     struct gap_stack gaps;         /* gaps that left the ring */
+    struct tape tape;              /* gpu_sample: recent readings for the breakdown */
 };
+
+#define THREAD_NAMES_MAX 256
 
 #define COUNT_DONE (1u << 30)
 
@@ -72,6 +76,9 @@ struct ctx {
     long npend, cap_pend;
     struct window *idle;           /* --idle-window windows */
     long nidle, cap_idle;
+    struct tape host_tape;         /* host_sample */
+    char (*thread_names)[40];      /* proc_top_thread values seen, THREAD_NAMES_MAX at most */
+    int nthread_names;
     int64_t proc_exit_ns;          /* first row where the traced process was gone ('X'), or INT64_MAX */
     int seen_start, seen_end;
     long first_start_line, last_end_line;
@@ -87,6 +94,10 @@ int finish_trace(struct ctx *c);
 void finish_analysis(struct ctx *c);
 void free_ctx(struct ctx *c);
 struct stat_summary stat_summarize(double *v, long n);
+/* Keeps the samples a window may still need (see tape.h); 0 or -1. */
+int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r);
+/* Copies the samples around [t0, t1] into w->tape; 0 or -1. */
+int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1);
 int gap_push(struct gap_stack *s, long idx, int64_t gap);
 double gap_max_since(const struct gap_stack *s, long idx);
 

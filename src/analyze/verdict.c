@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "breakdown.h"
 #include "verdict.h"
 
 void power_hist_add(struct power_hist *h, double watts)
@@ -125,6 +126,66 @@ static const char *inconclusive_reason(const struct window *w)
     return NULL;
 }
 
+/* "41% waiting (300 ms), then 59% compute (424 ms), edges +-1 ms": the
+ * classes in order of first appearance. */
+static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *buf, size_t cap, size_t len)
+{
+    int seen[CLASS_COUNT] = { 0 };
+    const char *sep = "";
+    for (int i = 0; i < bd->nseg && len < cap; i++) {
+        enum time_class k = bd->seg[i].cls;
+        if (seen[k]++)
+            continue;
+        len += (size_t)snprintf(buf + len, cap - len, "%s%.0f%% %s (%.0f ms)", sep,
+                                100 * bd->ms[k] / dur_ms, time_class_name(k), bd->ms[k]);
+        sep = ", then ";
+    }
+    if (len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, ", edges +-%.0f ms", bd->resolution_ms);
+    return len;
+}
+
+static size_t pattern_text(const struct analysis_options *o, const struct window *w, char *buf,
+                           size_t cap, size_t len)
+{
+    int top;
+    enum gpu_pattern p = breakdown_pattern(o, w, &top);
+    if (p == PATTERN_NONE || len >= cap)
+        return len;
+    if (p == PATTERN_ALL_COMPUTE)
+        return len + (size_t)snprintf(buf + len, cap - len, "; gpus: all computing");
+    if (p == PATTERN_ALL_WAITING)
+        return len + (size_t)snprintf(buf + len, cap - len, "; gpus: all idle");
+    if (p == PATTERN_STRAGGLER) {
+        double others = 0;
+        for (int i = 0; i < w->ngpu; i++)
+            if (i != top)
+                others = fmax(others, w->gpu[i].bd.ms[CLASS_COMPUTE]);
+        return len + (size_t)snprintf(buf + len, cap - len,
+                                      "; gpus: straggler gpu %d computes %.0f ms, the others %.0f ms at most "
+                                      "and wait for it", w->gpu[top].gpu,
+                                      w->gpu[top].bd.ms[CLASS_COMPUTE], others);
+    }
+    len += (size_t)snprintf(buf + len, cap - len, "; gpus: compute");
+    for (int i = 0; i < w->ngpu && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%.0f%%", i ? "/" : " ",
+                                100 * w->gpu[i].bd.ms[CLASS_COMPUTE] / (w->duration_s * 1e3));
+    return len;
+}
+
+/* The old rule on the window's mean power, for a window without a
+ * breakdown (no per-instant signal at all). */
+static enum verdict power_rule(const struct analysis_options *o, const struct window *w, double f)
+{
+    if (f >= o->compute_frac)
+        return VERDICT_COMPUTE;
+    if (f > o->idle_frac)
+        return VERDICT_MIXED;
+    int proc_busy = !isnan(w->proc_cores) && w->proc_cores >= o->proc_busy_cores;
+    int host_busy = !isnan(w->host_cpu_pct) && w->host_cpu_pct >= o->cpu_busy_pct;
+    return proc_busy || host_busy ? VERDICT_HOST_CPU : VERDICT_WAITING;
+}
+
 void verdict_window(const struct analysis_options *o, struct window *w)
 {
     size_t cap = sizeof w->evidence, len = 0;
@@ -140,45 +201,62 @@ void verdict_window(const struct analysis_options *o, struct window *w)
             top = g;
         }
     }
+    double dur_ms = w->duration_s * 1e3;
     const char *why = inconclusive_reason(w);
-    if (!why && !top)
+    char short_why[160];
+    if (!why && w->bd.valid && dur_ms < w->bd.resolution_ms) {
+        snprintf(short_why, sizeof short_why, "the window (%.0f ms) is shorter than the breakdown's "
+                 "resolution (+-%.0f ms, from the sensors' cadence)", dur_ms, w->bd.resolution_ms);
+        why = short_why;
+    }
+    if (!why && !top && !w->bd.valid)
         why = "no busy power level known (use --busy-w)";
     if (why) {
         w->verdict = VERDICT_INCONCLUSIVE;
         snprintf(w->evidence, cap, "%s", why);
         len = strlen(w->evidence);
-        if (!top && w->ngpu > 0 && !isnan(w->gpu[0].mean_power_w))
-            top = &w->gpu[0];
-        if (!top)
-            return;
-    } else if (top_f >= o->compute_frac) {
-        w->verdict = VERDICT_COMPUTE;
-    } else if (top_f <= o->idle_frac) {
-        int proc_busy = !isnan(w->proc_cores) && w->proc_cores >= o->proc_busy_cores;
-        int host_busy = !isnan(w->host_cpu_pct) && w->host_cpu_pct >= o->cpu_busy_pct;
-        w->verdict = proc_busy || host_busy ? VERDICT_HOST_CPU : VERDICT_WAITING;
-    } else {
+    } else if (w->bd.valid) {
         w->verdict = VERDICT_MIXED;
+        for (int k = 0; k < CLASS_COUNT; k++)
+            if (w->bd.ms[k] >= o->class_frac * dur_ms)
+                w->verdict = k == CLASS_COMPUTE ? VERDICT_COMPUTE
+                             : k == CLASS_HOST_CPU ? VERDICT_HOST_CPU : VERDICT_WAITING;
+    } else {
+        w->verdict = power_rule(o, w, top_f);
     }
-    if (len)
-        len = add(w->evidence, cap, len, "; ", 0, 0, 0);
-    if (isfinite(top_f)) {
-        double pct = round(100 * top_f);     /* no "-0%": below idle reads "idle 75 W - 3%" */
-        len = add(w->evidence, cap, len, pct < 0 ? "power %.0f W = idle %.0f W - %.0f%% of the busy range"
-                                                 : "power %.0f W = idle %.0f W + %.0f%% of the busy range",
-                  top->mean_power_w, top->idle_w, fabs(pct));
+    if (!why && w->bd.valid)
+        len = breakdown_parts(&w->bd, dur_ms, w->evidence, cap, len);
+    if (!top && w->ngpu > 0 && !isnan(w->gpu[0].mean_power_w))
+        top = &w->gpu[0];
+    if (top) {
+        if (len)
+            len = add(w->evidence, cap, len, "; ", 0, 0, 0);
+        if (isfinite(top_f)) {
+            double pct = round(100 * top_f);     /* no "-0%": below idle reads "idle 75 W - 3%" */
+            len = add(w->evidence, cap, len, pct < 0 ? "power %.0f W = idle %.0f W - %.0f%% of the busy range"
+                                                     : "power %.0f W = idle %.0f W + %.0f%% of the busy range",
+                      top->mean_power_w, top->idle_w, fabs(pct));
+        }
+        else
+            len = add(w->evidence, cap, len, "power %.0f W", top->mean_power_w, 0, 0);
+        if (w->ngpu > 1)
+            len = add(w->evidence, cap, len, " (gpu %.0f)", top->gpu, 0, 0);
+        if (!isnan(top->util_pct))
+            len = add(w->evidence, cap, len, "; gpu util %.0f%%", top->util_pct, 0, 0);
     }
-    else
-        len = add(w->evidence, cap, len, "power %.0f W", top->mean_power_w, 0, 0);
-    if (w->ngpu > 1)
-        len = add(w->evidence, cap, len, " (gpu %.0f)", top->gpu, 0, 0);
-    if (!isnan(top->util_pct))
-        len = add(w->evidence, cap, len, "; gpu util %.0f%%", top->util_pct, 0, 0);
+    if (!why)
+        len = pattern_text(o, w, w->evidence, cap, len);
     if (!isnan(w->host_cpu_pct))
         len = add(w->evidence, cap, len, "; cpu %.0f%%", w->host_cpu_pct, 0, 0);
     if (!isnan(w->proc_cores))
         len = add(w->evidence, cap, len, "; process %.2f cores", w->proc_cores, 0, 0);
-    for (int b = 0; b < ANALYSIS_REASON_BITS; b++) {
+    if (!isnan(w->top_thread_cores) && len < cap) {
+        int gil = w->top_thread_cores >= 0.9;
+        len += (size_t)snprintf(w->evidence + len, cap - len, "; %s thread '%s' %.2f of a core while no GPU "
+                                "computed%s", gil ? "one" : "busiest", w->top_thread[0] ? w->top_thread : "?",
+                                w->top_thread_cores, gil ? ": a single-thread (GIL-bound) bottleneck" : "");
+    }
+    for (int b = 0; top && b < ANALYSIS_REASON_BITS; b++) {
         const char *name = clock_reason_name(b);
         if (name && top->reason_counts[b] && len < cap)
             len += (size_t)snprintf(w->evidence + len, cap - len, "; %s in %u of %ld samples",

@@ -31,6 +31,7 @@
 #include "host_cpu.h"
 #include "mark_fifo.h"
 #include "nvml_loader.h"
+#include "proc_tree.h"
 #include "proc_watch.h"
 #include "rapl.h"
 #include "recorder.h"
@@ -59,6 +60,9 @@ struct recorder {
     struct host_cpu host;
     struct proc_watch proc;
     int watching;
+    struct proc_tree tree;   /* the watched process and its descendants */
+    int have_tree, tree_procs;
+    int64_t tree_cpu_ns;
     struct mark_fifo fifo;
     int have_fifo;
     char private_dir[256];
@@ -294,6 +298,16 @@ static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_
             trace_row_int(base, COL_PROC_CPU_NS, r->proc_cpu_ns);
             trace_row_char(base, COL_PROC_STATE, r->proc_state);
         }
+        if (r->have_tree) {
+            trace_row_int(base, COL_PROC_TREE_CPU_NS, r->tree_cpu_ns);
+            trace_row_int(base, COL_PROC_TREE_PROCS, r->tree_procs);
+            proc_tree_slow(&r->tree, mono_ns());
+            if (!isnan(r->tree.top_cores)) {
+                trace_row_milli(base, COL_PROC_TOP_THREAD_CORES,
+                                (unsigned long long)llround(fmax(r->tree.top_cores, 0) * 1000));
+                trace_row_text(base, COL_PROC_TOP_THREAD, r->tree.top_name);
+            }
+        }
         if (r->proc_rc == 1 && !r->proc_was_exited && !r->have_child) {
             char label[64];
             snprintf(label, sizeof label, "proc_exit pid=%d", (int)r->proc.pid);
@@ -347,6 +361,8 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
     if (r->watching) {
         r->proc_was_exited = r->proc.exited;
         r->proc_rc = proc_watch_read(&r->proc, &r->proc_cpu_ns, &r->proc_state);
+        if (r->have_tree)
+            proc_tree_read(&r->tree, mono_ns(), &r->tree_cpu_ns, &r->tree_procs);
     }
     if (r->pool.n > 0) {
         gpu_pool_sample(&r->pool, rc);
@@ -452,6 +468,7 @@ static void cleanup(struct recorder *r)
     }
     csv_out_close(&r->csv);
     host_cpu_close(&r->host);
+    proc_tree_close(&r->tree);
     nvml_unload(&r->nvml);
 }
 
@@ -484,6 +501,7 @@ int recorder_run(const struct record_opts *o)
             return EXIT_USAGE;
         }
         r->watching = 1;
+        r->have_tree = proc_tree_open(&r->tree, o->pid, 0) == 0;
     }
     if (open_nvml(r) != 0) {
         cleanup(r);
@@ -508,8 +526,10 @@ int recorder_run(const struct record_opts *o)
         if (rc != 0)
             return fail_start(r, rc);
         r->have_child = 1;
-        if (!r->watching && proc_watch_open(&r->proc, r->child.pid) == 0)
+        if (!r->watching && proc_watch_open(&r->proc, r->child.pid) == 0) {
             r->watching = 1;
+            r->have_tree = proc_tree_open(&r->tree, r->child.pid, 1) == 0;
+        }
     }
     r->show_status = !o->quiet && isatty(STDERR_FILENO);
 

@@ -293,7 +293,7 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
         row->v[c] = NAN;
         int i = tr->col[c];
         if (i < 0 || c == COL_ROW_TYPE || c == COL_LABEL || c == COL_PROC_STATE ||
-            c == COL_MARK_ATTRS)
+            c == COL_MARK_ATTRS || c == COL_PROC_TOP_THREAD)
             continue;
         const char *s = csv->field[i];
         size_t n = csv->field_len[i];
@@ -390,6 +390,8 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
         else
             row->gpu = (int)g;
     }
+    i = tr->col[COL_PROC_TOP_THREAD];
+    row->proc_top_thread = i >= 0 ? csv->field[i] : "";
     row->proc_state = 0;
     i = tr->col[COL_PROC_STATE];
     if (i >= 0 && csv->field_len[i])

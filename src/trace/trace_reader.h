@@ -44,12 +44,13 @@ struct trace_row {
     int gpu;                   /* gpu_index; 0 without the column (original trace); -1 when empty */
     /* Every numeric fixed column as a double, NAN when the cell is empty or
      * the file lacks the column. Indexed by enum trace_column; t_mono_ns and
-     * t_wall_ns are also here (as doubles), row_type/label/proc_state are NAN. */
+     * t_wall_ns are also here (as doubles), row_type/label/proc_state/proc_top_thread are NAN. */
     double v[COL_COUNT];
     uint64_t clock_event_reasons;  /* exact bitmask; valid when !isnan(v[COL_GPU_CLOCK_EVENT_REASONS]) */
     char proc_state;               /* first byte of proc_state, 0 when empty or absent */
     int has_attrs;                 /* MARK with a mark_attrs cell (range edge, tid, domain) */
     struct mark_attrs attrs;       /* parsed; cleared when !has_attrs */
+    const char *proc_top_thread;   /* proc_top_thread, "" when empty or absent; valid until the next call */
     double rapl_cum_uj[TRACE_RAPL_MAX]; /* per rapl_cum_uj:DOMAIN column, NAN when empty */
 };
 

@@ -56,6 +56,17 @@ void trace_row_pct1(struct trace_row *r, int col, double pct)
     r->set[col] = 1;
 }
 
+void trace_row_text(struct trace_row *r, int col, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < TRACE_CELL_MAX; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        r->text[col][i] = ch < 0x20 || ch >= 0x7f || ch == ',' || ch == '"' ? '_' : (char)ch;
+    }
+    r->text[col][i] = '\0';
+    r->set[col] = 1;
+}
+
 void trace_row_char(struct trace_row *r, int col, char c)
 {
     r->text[col][0] = c;

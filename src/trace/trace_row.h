@@ -42,6 +42,8 @@ void trace_row_milli(struct trace_row *r, int col, unsigned long long milli); /*
 void trace_row_hex64(struct trace_row *r, int col, unsigned long long v);
 void trace_row_pct1(struct trace_row *r, int col, double pct);              /* 1 decimal */
 void trace_row_char(struct trace_row *r, int col, char c);
+/* Printable ASCII, up to TRACE_CELL_MAX - 1 bytes; others (and , ") become '_'. */
+void trace_row_text(struct trace_row *r, int col, const char *s);
 
 /* Formats and appends the row. Returns csv_out_write_cells's result. */
 int trace_row_write(const struct trace_row *r, struct csv_out *out);

@@ -11,6 +11,7 @@ const char *const trace_column_names[COL_COUNT] = {
     "gpu_clock_event_reasons", "gpu_power_limit_W", "host_cpu_busy_pct",
     "tick", "late_ns", "arrival_mono_ns", "proc_pid", "proc_cpu_ns",
     "proc_state", "mark_attrs",
+    "proc_tree_cpu_ns", "proc_tree_procs", "proc_top_thread_cores", "proc_top_thread",
 };
 
 int trace_column_by_name(const char *name)

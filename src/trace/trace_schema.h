@@ -43,6 +43,10 @@ enum trace_column {
     COL_PROC_CPU_NS,          /* that process's CPU time, all threads, ns */
     COL_PROC_STATE,           /* R, S, D, Z... from /proc/PID/stat; X once it exited */
     COL_MARK_ATTRS,           /* MARK: range edge and id, thread, domain (mark_line.h) */
+    COL_PROC_TREE_CPU_NS,     /* CPU time of the process and all its descendants, live and reaped, ns */
+    COL_PROC_TREE_PROCS,      /* processes alive in that tree */
+    COL_PROC_TOP_THREAD_CORES, /* the tree's busiest thread since its previous reading, in cores */
+    COL_PROC_TOP_THREAD,      /* that thread: "TID name" */
     COL_COUNT
 };
 

@@ -1,0 +1,106 @@
+/*
+ * analysis_tape.c — feeding the breakdown's tapes (tape.h) during the
+ * streaming pass, and copying a window's samples out when its edges are
+ * resolved, so that breakdown.c can decide instant by instant once the
+ * GPU levels are known at the end of the trace.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+/* The start of the oldest window still being gathered, INT64_MAX if none. */
+static int64_t oldest_open_ns(const struct ctx *c)
+{
+    int64_t t = INT64_MAX;
+    for (int kind = 0; kind < 2; kind++) {
+        long n = kind == 0 ? c->a->nwindows : c->nidle;
+        for (long i = 0; c->act_of[kind] && i < n; i++) {
+            const struct active *act = c->act_of[kind][i];
+            if (act && act->have[0] && act->t[0] < t)
+                t = act->t[0];
+        }
+    }
+    return t;
+}
+
+static int push(struct ctx *c, struct tape *t, const void *e)
+{
+    int64_t keep = t->n == t->cap ? oldest_open_ns(c) : INT64_MAX;
+    return tape_push(t, e, keep, c->opt->ring_samples);
+}
+
+static short thread_name_index(struct ctx *c, const char *name)
+{
+    if (!name || !*name)
+        return -1;
+    for (int i = 0; i < c->nthread_names; i++)
+        if (strncmp(c->thread_names[i], name, sizeof c->thread_names[i] - 1) == 0)
+            return (short)i;
+    if (!c->thread_names)
+        c->thread_names = calloc(THREAD_NAMES_MAX, sizeof *c->thread_names);
+    if (!c->thread_names || c->nthread_names == THREAD_NAMES_MAX)
+        return -1;
+    snprintf(c->thread_names[c->nthread_names], sizeof c->thread_names[0], "%s", name);
+    return (short)c->nthread_names++;
+}
+
+int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
+{
+    if (g) {
+        struct gpu_sample s;
+        memset(&s, 0, sizeof s);
+        s.t = r->t_mono_ns;
+        s.power_instant_w = (float)r->v[COL_GPU_POWER_INSTANT_W];
+        s.power_average_w = (float)r->v[COL_GPU_POWER_W];
+        s.util_pct = (float)r->v[COL_GPU_UTIL_PCT];
+        s.sm_clock_mhz = (float)r->v[COL_GPU_SM_CLOCK_MHZ];
+        /* GPM SM activity: read here once a column carries it (issue 13). */
+        s.sm_active_pct = NAN;
+        s.idle_bit = isnan(r->v[COL_GPU_CLOCK_EVENT_REASONS]) ? -1 : (signed char)(r->clock_event_reasons & 1);
+        if (push(c, &g->tape, &s) != 0)
+            return -1;
+    }
+    /* One host sample per tick: the per-tick cells repeat on every GPU's row. */
+    double tree = r->v[COL_PROC_TREE_CPU_NS], proc = r->v[COL_PROC_CPU_NS];
+    double cpu = isnan(tree) ? proc : tree;
+    if (isnan(cpu) && isnan(r->v[COL_HOST_CPU_BUSY_PCT]))
+        return 0;
+    if (c->host_tape.n > 0) {
+        int64_t last;
+        memcpy(&last, c->host_tape.buf + (size_t)(c->host_tape.n - 1) * c->host_tape.el, sizeof last);
+        if (r->t_mono_ns <= last)
+            return 0;
+    }
+    struct host_sample h;
+    memset(&h, 0, sizeof h);
+    h.t = r->t_mono_ns;
+    h.proc_cpu_s = cpu / 1e9;
+    h.host_cpu_pct = (float)r->v[COL_HOST_CPU_BUSY_PCT];
+    h.top_thread_cores = (float)r->v[COL_PROC_TOP_THREAD_CORES];
+    h.top_thread = thread_name_index(c, r->proc_top_thread);
+    return push(c, &c->host_tape, &h);
+}
+
+int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1)
+{
+    struct window_tape *wt = calloc(1, sizeof *wt);
+    if (!wt)
+        return -1;
+    w->tape = wt;
+    for (int s = 0; s < c->ngpu && s < TAPE_MAX_GPUS; s++) {
+        void *p;
+        if (tape_slice(&c->gpu[s].tape, t0, t1, &p, &wt->ngpu_samples[s]) != 0)
+            return -1;
+        wt->gpu[s] = p;
+        wt->gpu_id[s] = c->gpu[s].id;
+        wt->ngpu = s + 1;
+    }
+    void *p;
+    if (tape_slice(&c->host_tape, t0, t1, &p, &wt->nhost) != 0)
+        return -1;
+    wt->host = p;
+    return 0;
+}

@@ -1,0 +1,72 @@
+/*
+ * tape.h — the recent samples of one stream (a GPU, or the host) in compact
+ * form, and the copy of them that a window keeps until its breakdown is made.
+ *
+ * Owns: what breakdown.c needs per sample and nothing more. The integrators
+ * keep cumulative values for exact energy; the breakdown needs the readings
+ * themselves (instantaneous power, utilization, the GpuIdle reason bit, SM
+ * clock, the process tree's CPU clock) because it decides "busy or idle"
+ * instant by instant against levels that are known only at the end of the
+ * trace. A tape keeps at least the last ring_samples samples (as far back as
+ * a late mark can reach) and everything since the oldest open window's
+ * start; when a window's edges are resolved, its samples plus one on each
+ * side are copied into its window_tape.
+ */
+#ifndef FLINCH_TAPE_H
+#define FLINCH_TAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+#define TAPE_MAX_GPUS 16
+
+/* Every field NAN when the trace lacks it; idle_bit -1 when unknown. */
+struct gpu_sample {
+    int64_t t;
+    float power_instant_w, power_average_w, util_pct, sm_clock_mhz;
+    float sm_active_pct;       /* GPM SM activity, when a column carries it (see breakdown.c) */
+    signed char idle_bit;      /* clock-event reason GpuIdle (0x1) */
+};
+
+struct host_sample {
+    int64_t t;
+    double proc_cpu_s;         /* the traced tree's CPU time (proc_tree_cpu_ns, else proc_cpu_ns) */
+    float host_cpu_pct;        /* over the interval before t */
+    float top_thread_cores;    /* over the interval before t */
+    short top_thread;          /* index into the analysis' thread names, -1 if none */
+};
+
+/* Elements [head, n) of buf are live; every element starts with its int64_t t. */
+struct tape {
+    unsigned char *buf;
+    size_t el;
+    long head, n, cap;
+};
+
+void tape_init(struct tape *t, size_t el);
+void tape_free(struct tape *t);
+/* Appends a copy of *e. When full, first drops the elements before
+ * keep_from_t (keeping at least keep_last). -1 when out of memory. */
+int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last);
+/* Time of the element keep_last from the end (the oldest a late mark can
+ * still reach), INT64_MIN when the tape holds fewer. */
+int64_t tape_time_back(const struct tape *t, long keep_last);
+/* A malloc'ed copy of the elements from the last one at or before t0 to the
+ * first one at or after t1 (as many as there are). *n = 0 and NULL when
+ * none; -1 when out of memory. */
+int tape_slice(const struct tape *t, int64_t t0, int64_t t1, void **out, long *n);
+
+struct window_tape {
+    int ngpu;
+    int gpu_id[TAPE_MAX_GPUS];
+    struct gpu_sample *gpu[TAPE_MAX_GPUS];
+    long ngpu_samples[TAPE_MAX_GPUS];
+    struct host_sample *host;
+    long nhost;
+};
+
+void window_tape_free(struct window_tape *wt);
+
+#endif
