@@ -181,7 +181,7 @@ void finish_analysis(struct ctx *c)
         a->mean_power_w = stat_summarize(v, a->nwindows);
         free(v);
     }
-    verdict_summary(a);
+    verdict_summary(c->opt, a);
 }
 
 void free_ctx(struct ctx *c)

@@ -147,7 +147,7 @@ static void retotal(const struct analysis_options *o, struct analysis *m)
         m->mean_power_w = stat_summarize(v, m->nwindows);
         free(v);
     }
-    verdict_summary(m);
+    verdict_summary(o, m);
 }
 
 int analysis_run_hosts(const struct analysis_options *o, struct host_trace *hosts, int n,

@@ -384,14 +384,16 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
         return -1;
     }
     tl_close(&cls, d);
-    /* Too many segments (a flickering signal): absorb the shortest into
-     * their neighbours, doubling the length absorbed until they fit. */
-    for (double shortest = base_res > 0 ? base_res : d / 1024; cls.n > BREAKDOWN_MAX_SEGMENTS; shortest *= 2) {
+    /* A segment shorter than the edges' resolution cannot be told from
+     * noise: it joins its predecessor (the first its successor). Too many segments (a flickering
+     * signal): the same, doubling the length absorbed until they fit. */
+    double shortest = isfinite(base_res) && base_res > 0 ? base_res : d / 1024;
+    for (int pass = 0; pass == 0 || cls.n > BREAKDOWN_MAX_SEGMENTS; pass++, shortest *= 2) {
         int k = 0;
         for (int i = 0; i < cls.n; i++) {
             double len = cls.x[i + 1] - cls.x[i];
-            if (len < shortest && k > 0)
-                continue;                          /* absorbed into the previous */
+            if (len < shortest && (k > 0 || i + 1 < cls.n))
+                continue;                          /* absorbed into the previous (the first: the next) */
             if (k > 0 && cls.st[k - 1] == cls.st[i])
                 continue;
             cls.x[k] = k ? cls.x[i] : 0;

@@ -9,8 +9,10 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis_internal.h"
 #include "breakdown.h"
 #include "verdict.h"
 
@@ -162,8 +164,8 @@ static size_t pattern_text(const struct analysis_options *o, const struct window
             if (i != top)
                 others = fmax(others, w->gpu[i].bd.ms[CLASS_COMPUTE]);
         return len + (size_t)snprintf(buf + len, cap - len,
-                                      "; gpus: straggler gpu %d computes %.0f ms, the others %.0f ms at most "
-                                      "and wait for it", w->gpu[top].gpu,
+                                      "; gpus: gpu %d computes %.0f ms, the others %.0f ms at most and "
+                                      "wait (a straggler)", w->gpu[top].gpu,
                                       w->gpu[top].bd.ms[CLASS_COMPUTE], others);
     }
     len += (size_t)snprintf(buf + len, cap - len, "; gpus: compute");
@@ -250,7 +252,7 @@ void verdict_window(const struct analysis_options *o, struct window *w)
         len = add(w->evidence, cap, len, "; cpu %.0f%%", w->host_cpu_pct, 0, 0);
     if (!isnan(w->proc_cores))
         len = add(w->evidence, cap, len, "; process %.2f cores", w->proc_cores, 0, 0);
-    if (!isnan(w->top_thread_cores) && len < cap) {
+    if (w->bd.valid && !isnan(w->top_thread_cores) && len < cap) {
         int gil = w->top_thread_cores >= 0.9;
         len += (size_t)snprintf(w->evidence + len, cap - len, "; %s thread '%s' %.2f of a core while no GPU "
                                 "computed%s", gil ? "one" : "busiest", w->top_thread[0] ? w->top_thread : "?",
@@ -264,7 +266,7 @@ void verdict_window(const struct analysis_options *o, struct window *w)
     }
 }
 
-void verdict_summary(struct analysis *a)
+void verdict_summary(const struct analysis_options *o, struct analysis *a)
 {
     memset(a->verdict_count, 0, sizeof a->verdict_count);
     for (long i = 0; i < a->nwindows; i++)
@@ -280,13 +282,43 @@ void verdict_summary(struct analysis *a)
         best = VERDICT_MIXED;
     a->verdict = best;
     size_t cap = sizeof a->evidence, len = 0;
-    len += (size_t)snprintf(a->evidence, cap, "%ld window%s:", a->nwindows, a->nwindows == 1 ? "" : "s");
+    len += (size_t)snprintf(a->evidence, cap, "of %ld window%s:", a->nwindows, a->nwindows == 1 ? "" : "s");
     const char *sep = " ";
     for (int v = 0; v < VERDICT_COUNT; v++) {
         if (!a->verdict_count[v] || len >= cap)
             continue;
-        len += (size_t)snprintf(a->evidence + len, cap - len, "%s%ld %s", sep,
-                                a->verdict_count[v], verdict_name((enum verdict)v));
+        int mostly = v == VERDICT_COMPUTE || v == VERDICT_WAITING || v == VERDICT_HOST_CPU;
+        len += (size_t)snprintf(a->evidence + len, cap - len, "%s%ld %s%s", sep, a->verdict_count[v],
+                                mostly ? "mostly " : "", verdict_name((enum verdict)v));
+        sep = ", ";
+    }
+    /* How much waiting a window holds, over the windows that hold some. */
+    double *wait = malloc(sizeof *wait * (size_t)(a->nwindows ? a->nwindows : 1));
+    long nwait = 0, pattern[5] = { 0 };
+    for (long i = 0; wait && i < a->nwindows; i++) {
+        const struct window *w = &a->windows[i];
+        if (w->verdict != VERDICT_INCONCLUSIVE && w->bd.valid && w->bd.ms[CLASS_WAITING] > 0)
+            wait[nwait++] = w->bd.ms[CLASS_WAITING];
+        int top;
+        if (w->verdict != VERDICT_INCONCLUSIVE)
+            pattern[breakdown_pattern(o, w, &top)]++;
+    }
+    a->waiting_windows = nwait;
+    a->waiting_median_ms = NAN;
+    if (nwait) {
+        struct stat_summary st = stat_summarize(wait, nwait);
+        a->waiting_median_ms = st.median;
+        if (len < cap)
+            len += (size_t)snprintf(a->evidence + len, cap - len, "; waiting adds a median %.0f ms (over the %ld window%s with any)",
+                                    st.median, nwait, nwait == 1 ? "" : "s");
+    }
+    free(wait);
+    static const char *const pname[5] = { NULL, "all computing", "all idle", "a straggler", "uneven" };
+    sep = "; gpus: ";
+    for (int p = 1; p < 5; p++) {
+        if (!pattern[p] || len >= cap)
+            continue;
+        len += (size_t)snprintf(a->evidence + len, cap - len, "%s%ld %s", sep, pattern[p], pname[p]);
         sep = ", ";
     }
     if (len < cap && !isnan(a->mean_power_w.median))

@@ -39,7 +39,7 @@ double energy_uncertainty_j(const struct window_gpu *g, double duration_s);
 void verdict_window(const struct analysis_options *o, struct window *w);
 
 /* The verdict over all windows: a->verdict and a->evidence. */
-void verdict_summary(struct analysis *a);
+void verdict_summary(const struct analysis_options *o, struct analysis *a);
 
 /* Names of the clock-event reason bits worth reporting, NULL for others. */
 const char *clock_reason_name(int bit);

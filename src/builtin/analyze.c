@@ -43,10 +43,16 @@ static void usage(FILE *out)
         "  --idle-w W             idle power level (default: 5th percentile of the trace)\n"
         "  --busy-w W             busy power level (default: 95th percentile, or the maximum,\n"
         "                         or the enforced power limit, whichever stands clear of idle)\n"
-        "  --compute-frac F       mean power at or above idle + F x (busy - idle): compute (0.5)\n"
-        "  --idle-frac F          at or below idle + F x (busy - idle): GPU idle (0.15)\n"
-        "  --cpu-busy-pct P       GPU idle and host CPU busy >= P %%: host-cpu (50)\n"
-        "  --proc-busy-cores C    GPU idle and traced process >= C cores: host-cpu (0.5)\n"
+        "  --compute-frac F       instantaneous power at or above idle + F x (busy - idle)\n"
+        "                         says the GPU is busy at that instant (0.5)\n"
+        "  --idle-frac F          at or below idle + F x (busy - idle) it says idle; between\n"
+        "                         the two, power has no say and utilization decides (0.15)\n"
+        "  --cpu-busy-pct P       GPU idle while the whole host is >= P %% busy (saturated):\n"
+        "                         host-cpu (90; above 100: the host never decides)\n"
+        "  --proc-busy-cores C    GPU idle while the traced process tree uses >= C cores:\n"
+        "                         host-cpu (0.5)\n"
+        "  --class-frac F         a class (compute, host-cpu, waiting) holding >= F of a\n"
+        "                         window's time names its verdict, else mixed (0.667)\n"
         "  -h, --help             this text\n"
         "\n"
         "exit status: 0 ok; 2 bad usage, malformed trace, missing MARK, no window.\n");
@@ -81,6 +87,7 @@ int cmd_analyze(int argc, char **argv)
         { "compute-frac", required_argument, NULL, 'C' },
         { "idle-frac", required_argument, NULL, 'F' },
         { "cpu-busy-pct", required_argument, NULL, 'P' },
+        { "class-frac", required_argument, NULL, 'K' },
         { "proc-busy-cores", required_argument, NULL, 'R' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -143,6 +150,13 @@ int cmd_analyze(int argc, char **argv)
         case 'F': bad = parse_num("--idle-frac", optarg, &o.idle_frac); break;
         case 'P': bad = parse_num("--cpu-busy-pct", optarg, &o.cpu_busy_pct); break;
         case 'R': bad = parse_num("--proc-busy-cores", optarg, &o.proc_busy_cores); break;
+        case 'K':
+            bad = parse_num("--class-frac", optarg, &o.class_frac);
+            if (!bad && (o.class_frac <= 0.5 || o.class_frac > 1)) {
+                diag_error("--class-frac: must be above 0.5 and at most 1, got '%s'", optarg);
+                bad = 1;
+            }
+            break;
         case 'h': usage(stdout); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }

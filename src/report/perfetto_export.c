@@ -207,6 +207,24 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
     return rc < 0 ? EXIT_USAGE : 0;
 }
 
+/* The window's breakdown as slices nested under it: same track, inside
+ * its span, named by class ("compute", "host-cpu", "waiting"). */
+static void write_segments(FILE *f, const struct window *w, int pid, int64_t start_ns)
+{
+    for (int k = 0; w->bd.valid && k < w->bd.nseg; k++) {
+        const struct segment *sg = &w->bd.seg[k];
+        int64_t s0 = (int64_t)llround(sg->start_ms * 1e6), s1 = (int64_t)llround(sg->end_ms * 1e6);
+        event_start(f);
+        fprintf(f, "{\"name\":\"%s\",\"cat\":\"segment\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d",
+                time_class_name(sg->cls), pid, TID_WINDOWS);
+        write_ts(f, "ts", start_ns + s0);
+        write_ts(f, "dur", s1 - s0);
+        fprintf(f, ",\"args\":{\"window\":%ld,\"resolution_ms\":", w->index);
+        write_num(f, w->bd.resolution_ms);
+        fputs("}}", f);
+    }
+}
+
 void perfetto_write_windows(FILE *f, const struct host_trace *hs, int h, int64_t origin_ns,
                             const struct analysis *a)
 {
@@ -233,5 +251,6 @@ void perfetto_write_windows(FILE *f, const struct host_trace *hs, int h, int64_t
         fputs(",\"evidence\":", f);
         json_write_string(f, w->evidence);
         fputs("}}", f);
+        write_segments(f, w, host_pid(h), host_shared_ns(&hs[h], w->t_start_ns) - origin_ns);
     }
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "breakdown.h"
 #include "report.h"
 
 #define APPROX "\xe2\x89\x88"   /* the original's "≈" */
@@ -91,6 +92,21 @@ static void text_compat(FILE *out, const struct window *w)
         fprintf(out, "avg_gpu_util_pct" APPROX "%.2f\n", u);
 }
 
+/* "  time: compute 424.0 ms (59%), host-cpu 0.0 ms (0%), waiting 300.0 ms
+ * (41%), edges +-5.0 ms" and "  segments: waiting 0-300 ms, then ...". */
+static void text_breakdown(FILE *out, const char *indent, const struct breakdown *bd, double dur_s)
+{
+    if (!bd->valid)
+        return;
+    fprintf(out, "%stime:", indent);
+    for (int k = 0; k < CLASS_COUNT; k++)
+        fprintf(out, "%s %s %.1f ms (%.0f%%)", k ? "," : "", time_class_name((enum time_class)k),
+                bd->ms[k], 100 * bd->ms[k] / (dur_s * 1e3));
+    char seg[1024];
+    fprintf(out, ", edges +-%.1f ms\n%ssegments: %s\n", bd->resolution_ms, indent,
+            breakdown_segments_text(bd, 12, seg, sizeof seg));
+}
+
 static void text_window(FILE *out, const struct analysis *a, const struct window *w)
 {
     char flags[128];
@@ -108,6 +124,8 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
         if (!isnan(g->power_limit_w))
             fprintf(out, ", power limit %.0f W", g->power_limit_w);
         fprintf(out, "\n");
+        if (w->ngpu > 1)
+            text_breakdown(out, "    ", &g->bd, w->duration_s);
     }
     if (w->ngpu > 1)
         fprintf(out, "  all GPUs: energy %.3f J +-%.3f, mean power %.1f W\n", w->energy_j,
@@ -126,6 +144,7 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
                 fprintf(out, " rapl %s %.3f J", a->rapl_domain[k], w->rapl_j[k]);
         fprintf(out, "\n");
     }
+    text_breakdown(out, "  ", &w->bd, w->duration_s);
     fprintf(out, "  verdict=%s  %s\n", verdict_name(w->verdict), w->evidence);
 }
 
@@ -146,9 +165,9 @@ static void text_summary(FILE *out, const struct analysis *a)
 
 static void text_table(FILE *out, const struct analysis *a)
 {
-    fprintf(out, "%6s %10s %12s %11s %9s %8s %6s %6s %7s %8s %s\n", "window", "at_s",
+    fprintf(out, "%6s %10s %12s %11s %9s %8s %6s %6s %7s %8s %10s %10s %10s %s\n", "window", "at_s",
             "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples", "gap_ms",
-            "verdict");
+            "compute_ms", "hostcpu_ms", "waiting_ms", "verdict");
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
         long samples = 0;
@@ -157,10 +176,17 @@ static void text_table(FILE *out, const struct analysis *a)
             samples += w->gpu[k].samples;
             gap = fmax(gap, w->gpu[k].max_gap_s);
         }
-        fprintf(out, "%6ld %10.3f %12.6f %11.3f %9.3f %8.1f %6.1f %6.1f %7ld %8.1f %s\n",
+        const struct breakdown *bd = &w->bd;
+        double nan = NAN;
+        fprintf(out, "%6ld %10.3f %12.6f %11.3f %9.3f %8.1f %6.1f %6.1f %7ld %8.1f %10.1f %10.1f %10.1f %s\n",
                 w->index, (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s, w->energy_j,
                 w->uncertainty_j, w->mean_power_w, window_util(w), w->host_cpu_pct, samples,
-                gap * 1e3, verdict_name(w->verdict));
+                gap * 1e3, bd->valid ? bd->ms[CLASS_COMPUTE] : nan, bd->valid ? bd->ms[CLASS_HOST_CPU] : nan,
+                bd->valid ? bd->ms[CLASS_WAITING] : nan, verdict_name(w->verdict));
+        char seg[1024];
+        if (bd->valid)
+            fprintf(out, "%6s segments: %s (edges +-%.1f ms)\n", "",
+                    breakdown_segments_text(bd, 12, seg, sizeof seg), bd->resolution_ms);
     }
 }
 

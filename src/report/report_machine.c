@@ -8,6 +8,7 @@
 
 #include "csv_writer.h"
 #include "json_escape.h"
+#include "breakdown.h"
 #include "report.h"
 
 static void csv_str(FILE *out, const char *s)
@@ -31,6 +32,25 @@ static void csv_num(FILE *out, const char *fmt, double v)
     if (!isnan(v) && !isinf(v))
         fprintf(out, fmt, v);
 }
+
+/* The breakdown's cells: compute_ms, host_cpu_ms, waiting_ms,
+ * resolution_ms and segments as "class:start-end" joined by ';' (ms from
+ * the window's start, README "analyze --format csv"); empty without one. */
+static void csv_breakdown(FILE *out, const struct breakdown *bd)
+{
+    double v = bd->valid ? 0 : NAN;
+    csv_num(out, "%.3f", v + bd->ms[CLASS_COMPUTE]);
+    csv_num(out, "%.3f", v + bd->ms[CLASS_HOST_CPU]);
+    csv_num(out, "%.3f", v + bd->ms[CLASS_WAITING]);
+    csv_num(out, "%.3f", v + bd->resolution_ms);
+    fputc(',', out);
+    for (int i = 0; bd->valid && i < bd->nseg; i++)
+        fprintf(out, "%s%s:%.3f-%.3f", i ? ";" : "", time_class_name(bd->seg[i].cls),
+                bd->seg[i].start_ms, bd->seg[i].end_ms);
+}
+
+static const char *const breakdown_cols[] = { "compute_ms", "host_cpu_ms", "waiting_ms",
+                                              "resolution_ms", "segments" };
 
 void report_csv(FILE *out, const struct analysis *a)
 {
@@ -56,7 +76,22 @@ void report_csv(FILE *out, const struct analysis *a)
         snprintf(name, sizeof name, "rapl_J:%s", a->rapl_domain[k]);
         csv_str(out, name);
     }
-    fputs(",evidence\n", out);
+    fputs(",evidence", out);
+    for (size_t k = 0; k < sizeof breakdown_cols / sizeof breakdown_cols[0]; k++)
+        fprintf(out, ",%s", breakdown_cols[k]);
+    fputs(",top_thread_cores,top_thread", out);
+    for (int i = 0; i < a->ngpu; i++)
+        for (size_t k = 0; k < sizeof breakdown_cols / sizeof breakdown_cols[0]; k++) {
+            char name[128];
+            if (a->nhosts > 1)
+                snprintf(name, sizeof name, "%s_gpu%d_%s", a->host_names[a->gpu_host[i]],
+                         a->gpu_ids[i], breakdown_cols[k]);
+            else
+                snprintf(name, sizeof name, "gpu%d_%s", a->gpu_ids[i], breakdown_cols[k]);
+            fputc(',', out);
+            csv_str(out, name);
+        }
+    fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
         long samples = 0;
@@ -103,6 +138,12 @@ void report_csv(FILE *out, const struct analysis *a)
             csv_num(out, "%.6f", w->rapl_j[k]);
         fputc(',', out);
         csv_str(out, w->evidence);
+        csv_breakdown(out, &w->bd);
+        csv_num(out, "%.3f", w->bd.valid ? w->top_thread_cores : NAN);
+        fputc(',', out);
+        csv_str(out, w->bd.valid ? w->top_thread : "");
+        for (int k = 0; k < w->ngpu; k++)
+            csv_breakdown(out, &w->gpu[k].bd);
         fputc('\n', out);
     }
 }
@@ -114,6 +155,22 @@ static void json_num(FILE *out, const char *key, const char *fmt, double v)
         fputs("null", out);
     else
         fprintf(out, fmt, v);
+}
+
+/* ,"breakdown":{...},"segments":[...] (null and [] without one). */
+static void json_breakdown(FILE *out, const struct breakdown *bd)
+{
+    if (!bd->valid) {
+        fputs(",\"breakdown\":null,\"segments\":[]", out);
+        return;
+    }
+    fprintf(out, ",\"breakdown\":{\"compute_ms\":%.3f,\"host_cpu_ms\":%.3f,\"waiting_ms\":%.3f,"
+            "\"resolution_ms\":%.3f},\"segments\":[", bd->ms[CLASS_COMPUTE], bd->ms[CLASS_HOST_CPU],
+            bd->ms[CLASS_WAITING], bd->resolution_ms);
+    for (int i = 0; i < bd->nseg; i++)
+        fprintf(out, "%s{\"start_ms\":%.3f,\"end_ms\":%.3f,\"class\":\"%s\"}", i ? "," : "",
+                bd->seg[i].start_ms, bd->seg[i].end_ms, time_class_name(bd->seg[i].cls));
+    fputc(']', out);
 }
 
 static void json_stat(FILE *out, const char *key, const struct stat_summary *s)
@@ -185,6 +242,10 @@ void report_json(FILE *out, const struct analysis *a)
         json_write_string(out, verdict_name(w->verdict));
         fputs(",\"evidence\":", out);
         json_write_string(out, w->evidence);
+        json_breakdown(out, &w->bd);
+        json_num(out, "top_thread_cores", "%.3f", w->bd.valid ? w->top_thread_cores : NAN);
+        fputs(",\"top_thread\":", out);
+        json_write_string(out, w->bd.valid ? w->top_thread : "");
         fputs(",\"gpus\":[", out);
         for (int k = 0; k < w->ngpu; k++) {
             const struct window_gpu *g = &w->gpu[k];
@@ -214,7 +275,9 @@ void report_json(FILE *out, const struct analysis *a)
                     fprintf(out, "%s\"0x%x\":%u", first ? "" : ",", 1u << b, g->reason_counts[b]);
                     first = 0;
                 }
-            fputs("}}", out);
+            fputc('}', out);
+            json_breakdown(out, &g->bd);
+            fputc('}', out);
         }
         fputs("]}", out);
     }
@@ -223,6 +286,8 @@ void report_json(FILE *out, const struct analysis *a)
     json_stat(out, "duration_s", &a->duration_s);
     json_stat(out, "energy_J", &a->energy_j);
     json_stat(out, "mean_power_W", &a->mean_power_w);
+    json_num(out, "waiting_median_ms", "%.3f", a->waiting_median_ms);
+    fprintf(out, ",\"waiting_windows\":%ld", a->waiting_windows);
     fputs(",\"verdict\":", out);
     json_write_string(out, verdict_name(a->verdict));
     fputs(",\"evidence\":", out);

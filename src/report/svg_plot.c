@@ -21,6 +21,7 @@ static const char *const gpu_colours[] = {
     "#1f77b4", "#d62728", "#17becf", "#8c564b", "#e377c2", "#bcbd22", "#393b79", "#637939",
 };
 #define HOST_COLOUR "#555555"
+#define SEGMENT_BAND_H 8          /* px: the breakdown band at the bottom of a window */
 #define PROC_COLOUR "#ff7f0e"
 
 const char *verdict_colour(enum verdict v)
@@ -118,6 +119,31 @@ static void draw_panel_frame(struct page *p, const struct panel *pn, double tste
              "time since the trace's first row (s)");
 }
 
+/* The window's breakdown as a band of coloured segments along the bottom
+ * of the panels (compute green, host-cpu purple, waiting orange, the
+ * verdicts' colours), each with its class and span as a tooltip. */
+static void draw_segments(struct page *p, const struct window *w, double t0)
+{
+    if (!w->bd.valid)
+        return;
+    static const enum verdict colour_of[CLASS_COUNT] = { VERDICT_COMPUTE, VERDICT_HOST_CPU, VERDICT_WAITING };
+    for (int k = 0; k < w->bd.nseg; k++) {
+        const struct segment *sg = &w->bd.seg[k];
+        double s0 = t0 + sg->start_ms / 1e3, s1 = t0 + sg->end_ms / 1e3;
+        if (s1 < p->d->from_s || s0 > p->d->to_s)
+            continue;
+        double x0 = x_of(p, s0 < p->d->from_s ? p->d->from_s : s0);
+        double x1 = x_of(p, s1 > p->d->to_s ? p->d->to_s : s1);
+        if (x1 - x0 < 0.5)
+            continue;
+        char tip[96];
+        snprintf(tip, sizeof tip, "%s %.0f-%.0f ms (+-%.0f ms)", time_class_name(sg->cls), sg->start_ms,
+                 sg->end_ms, w->bd.resolution_ms);
+        svg_rect(p->f, x0, p->panels_bottom - SEGMENT_BAND_H, x1 - x0, SEGMENT_BAND_H, "seg",
+                 verdict_colour(colour_of[sg->cls]), tip);
+    }
+}
+
 /* Windows from the analysis, shaded across every panel. A day-long trace
  * may hold more windows than pixels: a window narrower than a pixel is
  * skipped when the previous one already covers its column. */
@@ -156,6 +182,7 @@ static void draw_windows(struct page *p, const struct analysis *a, int *present)
         if (x1 - x0 >= CHAR_W * (strlen(verdict_name(w->verdict)) + 2))
             svg_text(f, (x0 + x1) / 2, p->panels_top + 13, "middle", "vlabel", 0,
                      verdict_name(w->verdict));
+        draw_segments(p, w, t0);
     }
     svg_group_end(f);
 }
@@ -264,6 +291,7 @@ static const char *style =
     ".avg{stroke-dasharray:6 3}\n"
     ".mark{stroke:#333;stroke-width:1;stroke-dasharray:3 3}\n"
     ".win{fill-opacity:0.22}\n"
+    ".seg{fill-opacity:0.75}\n"
     "</style>\n";
 
 void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a,

@@ -49,7 +49,7 @@ got=$(echo "$out" | energy_of)
 within "demo (averaged power)" "$got" "$want"
 expect_match "demo: duration exact" '^duration_s=0\.724000$' "$out"
 expect_match "demo: counter source" '# gpu_energy_mJ counter interpolated to the marks' "$out"
-expect_match "demo: verdict compute" 'verdict=compute  power 6[0-9][0-9] W = idle 75 W' "$out"
+expect_match "demo: verdict compute" 'verdict=compute  (9[89]|100)% compute .*; power 6[0-9][0-9] W = idle 75 W' "$out"
 seed=$("$FLINCH" analyze --csv t.csv --start infer_start --end first_token --method seed | energy_of)
 check "demo: the original's averaged-power energy ($seed J) is more than 30% low" \
   awk -v s="$seed" -v w="$want" 'BEGIN { exit !(s < 0.7 * w) }'
@@ -88,7 +88,7 @@ wait $rec
 out=$("$FLINCH" analyze --csv t.csv --start infer_start --end first_token)
 "$FLINCH" analyze --csv t.csv --start infer_start --end first_token --format json >w.json
 within "waiting" "$(echo "$out" | energy_of)" 54.3
-expect_match "waiting: verdict" 'verdict=(waiting|host-cpu)  power 75 W = idle 75 W \+ 0% of the busy range; gpu util 0%' "$out"
-out=$("$FLINCH" analyze --csv t.csv --start infer_start --end first_token --cpu-busy-pct 100)
-expect_match "waiting: verdict with host CPU ignored" 'verdict=waiting  power 75 W = idle 75 W' "$out"
+expect_match "waiting: verdict" 'verdict=(waiting|host-cpu)  .*; power 75 W = idle 75 W \+ 0% of the busy range; gpu util 0%' "$out"
+out=$("$FLINCH" analyze --csv t.csv --start infer_start --end first_token --cpu-busy-pct 101)
+expect_match "waiting: verdict with host CPU ignored" 'verdict=waiting  100% waiting \(724 ms\), edges [^;]*; power 75 W = idle 75 W' "$out"
 done_testing
