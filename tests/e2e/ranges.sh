@@ -61,7 +61,7 @@ expect_eq "pairing by order gets the overlapping requests wrong (why ids)" \
 expect_status "--range with --start refused" 2 "$FLINCH" analyze --csv r.csv --range request --start a 2>/dev/null
 expect_status "--domain without --range refused" 2 "$FLINCH" analyze --csv r.csv --start a --end b --domain x 2>/dev/null
 
-sed 's/,start=7.1 tid=11 domain=srv$/,start=7.1 colour=red/' r.csv > bad.csv
+sed 's/,start=7.1 tid=11 domain=srv,/,start=7.1 colour=red,/' r.csv > bad.csv
 line=$(grep -n 'colour=red' bad.csv | cut -d: -f1)
 expect_eq "malformed mark_attrs cell: file, line, column" "$("$FLINCH" analyze --csv bad.csv --range request 2>&1)" \
   "flinch analyze: bad.csv:$line: column mark_attrs: not start=ID, end=ID, tid=N or domain=NAME: 'start=7.1 colour=red'"
