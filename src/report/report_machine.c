@@ -52,6 +52,22 @@ static void csv_breakdown(FILE *out, const struct breakdown *bd)
 static const char *const breakdown_cols[] = { "compute_ms", "host_cpu_ms", "waiting_ms",
                                               "resolution_ms", "segments" };
 
+/* ",gpu0_NAME,...,gpu1_NAME..." (HOST_gpuN_NAME with several hosts). */
+static void gpu_columns(FILE *out, const struct analysis *a, const char *const *names, size_t n)
+{
+    for (int i = 0; i < a->ngpu; i++)
+        for (size_t k = 0; k < n; k++) {
+            char name[128];
+            if (a->nhosts > 1)
+                snprintf(name, sizeof name, "%s_gpu%d_%s", a->host_names[a->gpu_host[i]],
+                         a->gpu_ids[i], names[k]);
+            else
+                snprintf(name, sizeof name, "gpu%d_%s", a->gpu_ids[i], names[k]);
+            fputc(',', out);
+            csv_str(out, name);
+        }
+}
+
 void report_csv(FILE *out, const struct analysis *a)
 {
     fputs("window,start_label,end_label,start_line,end_line,t_start_ns,t_end_ns,duration_s,"
@@ -59,17 +75,7 @@ void report_csv(FILE *out, const struct analysis *a)
           "max_gap_ms,source,flags,verdict", out);
     static const char *const per_gpu[] = { "energy_J", "uncertainty_J", "mean_power_W", "util_pct",
                                            "samples", "source" };
-    for (int i = 0; i < a->ngpu; i++)
-        for (size_t k = 0; k < sizeof per_gpu / sizeof per_gpu[0]; k++) {
-            char name[128];
-            if (a->nhosts > 1)
-                snprintf(name, sizeof name, "%s_gpu%d_%s", a->host_names[a->gpu_host[i]],
-                         a->gpu_ids[i], per_gpu[k]);
-            else
-                snprintf(name, sizeof name, "gpu%d_%s", a->gpu_ids[i], per_gpu[k]);
-            fputc(',', out);
-            csv_str(out, name);
-        }
+    gpu_columns(out, a, per_gpu, sizeof per_gpu / sizeof per_gpu[0]);
     for (int k = 0; k < a->n_rapl; k++) {
         fputs(",", out);
         char name[96];
@@ -80,17 +86,7 @@ void report_csv(FILE *out, const struct analysis *a)
     for (size_t k = 0; k < sizeof breakdown_cols / sizeof breakdown_cols[0]; k++)
         fprintf(out, ",%s", breakdown_cols[k]);
     fputs(",top_thread_cores,top_thread", out);
-    for (int i = 0; i < a->ngpu; i++)
-        for (size_t k = 0; k < sizeof breakdown_cols / sizeof breakdown_cols[0]; k++) {
-            char name[128];
-            if (a->nhosts > 1)
-                snprintf(name, sizeof name, "%s_gpu%d_%s", a->host_names[a->gpu_host[i]],
-                         a->gpu_ids[i], breakdown_cols[k]);
-            else
-                snprintf(name, sizeof name, "gpu%d_%s", a->gpu_ids[i], breakdown_cols[k]);
-            fputc(',', out);
-            csv_str(out, name);
-        }
+    gpu_columns(out, a, breakdown_cols, sizeof breakdown_cols / sizeof breakdown_cols[0]);
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
