@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "diag.h"
+#include "json_escape.h"
 #include "mark_fifo.h"
 
 /* Opens the FIFO for reading without blocking (there is no writer yet),
@@ -186,11 +188,67 @@ void mark_fifo_feed(struct mark_fifo *f, const char *data, size_t len, int64_t a
                 f->used = 0;
             }
         }
+        if (!nl && (f->used > 0 || f->discarding))
+            f->fragment_ns = arrival_ns;
         if (!nl)
             break;
         len -= take + 1;
         data = nl + 1;
     }
+}
+
+/* Drops the bytes of a line that never got its newline, with a warning
+ * that shows them (escaped, at most 64 bytes): a writer that died
+ * mid-line, or one that writes a line in pieces. Returns 1 when there was
+ * something to drop. */
+static int drop_fragment(struct mark_fifo *f, const char *why)
+{
+    if (f->used == 0 && !f->discarding)
+        return 0;
+    if (f->used > 0) {
+        char shown[512];
+        size_t n = f->used < 64 ? f->used : 64;
+        char raw[65];
+        memcpy(raw, f->buf, n);
+        raw[n] = '\0';
+        for (size_t i = 0; i < n; i++)    /* a NUL would end the string early */
+            if (raw[i] == '\0')
+                raw[i] = '?';
+        FILE *m = fmemopen(shown, sizeof shown, "w");
+        if (m) {
+            json_write_string(m, raw);
+            fclose(m);
+        } else {
+            snprintf(shown, sizeof shown, "(%zu bytes)", f->used);
+        }
+        diag_warn("marks FIFO %s: incomplete line %s%s (%s); dropped", f->path, shown,
+                  f->used > 64 ? "..." : "", why);
+    } else {
+        diag_warn("marks FIFO %s: the rest of an overlong line never got its newline (%s); "
+                  "dropped", f->path, why);
+    }
+    f->rejected++;
+    f->used = 0;
+    f->discarding = 0;
+    return 1;
+}
+
+/* A fragment whose writer has gone quiet for MARK_FIFO_FRAGMENT_NS, with
+ * nothing else waiting in the pipe, is dropped: otherwise the next
+ * writer's mark would be glued onto it. Returns the poll timeout (ms). */
+static int expire_fragment(struct mark_fifo *f, int64_t now)
+{
+    if (f->used == 0 && !f->discarding)
+        return 1000;
+    int64_t left = f->fragment_ns + MARK_FIFO_FRAGMENT_NS - now;
+    if (left > 0)
+        return (int)(left / NS_PER_MS) + 1;
+    int waiting = 0;
+    if (ioctl(f->rfd, FIONREAD, &waiting) == 0 && waiting > 0)
+        return 0;
+    drop_fragment(f, "no newline within 200 ms: a writer died mid-line, or wrote a line "
+                     "in pieces");
+    return 1000;
 }
 
 /* Called when poll times out: if someone deleted the FIFO, make a new one
@@ -221,31 +279,84 @@ static void check_path(struct mark_fifo *f)
     diag_warn("%s: marks FIFO was removed; created it again", f->path);
 }
 
-static void drain(struct mark_fifo *f)
+/* The last read, at stop. Every mark whose write() returned before the
+ * recorder stops is recorded; a pipe cannot do better for a write racing
+ * the close itself, so that window is kept as small as the kernel allows:
+ * the bytes are only copied out (parsing and queueing them may wait on
+ * the disk) until the pipe is found empty, and the read end is closed
+ * right after that check, so every later write fails (EPIPE, or ENXIO on
+ * open) instead of succeeding into a pipe nobody reads. Writers that
+ * never pause would keep the pipe from ever being empty: what is read
+ * after the stop is bounded (MARK_FIFO_PIPE_SIZE more than was waiting at
+ * the stop), so the recorder always ends.
+ *
+ * stop_ns is taken before a check that found the pipe empty (else before
+ * the FIONREAD at the stop): a write that returned before stop_ns had its
+ * bytes in the pipe when that check ran, so they were read. */
+#define DRAIN_READS 128
+static void final_drain(struct mark_fifo *f, char *chunk, size_t size)
 {
-    char chunk[4096];
-    int flags = fcntl(f->rfd, F_GETFL);
-    fcntl(f->rfd, F_SETFL, flags | O_NONBLOCK);
-    for (;;) {
-        ssize_t n = read(f->rfd, chunk, sizeof chunk);
-        if (n <= 0)
-            break;
-        mark_fifo_feed(f, chunk, (size_t)n, mono_ns());
+    fcntl(f->rfd, F_SETFL, fcntl(f->rfd, F_GETFL) | O_NONBLOCK);
+    int64_t stop = mono_ns();
+    int waiting = 0;
+    if (ioctl(f->rfd, FIONREAD, &waiting) != 0 || waiting < 0)
+        waiting = 0;
+    size_t cap = (size_t)waiting + MARK_FIFO_PIPE_SIZE, used = 0;
+    char *held = malloc(cap);
+    size_t ends[DRAIN_READS];
+    int64_t arrival[DRAIN_READS];
+    int nreads = 0;
+    while (held && nreads < DRAIN_READS && used < cap) {
+        ssize_t n = read(f->rfd, held + used, cap - used);
+        if (n > 0) {
+            used += (size_t)n;
+            ends[nreads] = used;
+            arrival[nreads++] = mono_ns();
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        int64_t before = mono_ns();
+        if (n < 0 && errno == EAGAIN && ioctl(f->rfd, FIONREAD, &waiting) == 0 && waiting > 0)
+            continue;
+        stop = before;
+        break;
     }
-    fcntl(f->rfd, F_SETFL, flags);
+    if (!held) {                     /* no memory: parse as we read, as before */
+        ssize_t n;
+        while ((n = read(f->rfd, chunk, size)) > 0)
+            mark_fifo_feed(f, chunk, (size_t)n, mono_ns());
+        stop = mono_ns();
+    }
+    close(f->rfd);
+    f->rfd = -1;
+    close(f->wfd);
+    f->wfd = -1;
+    f->stop_ns = stop;
+    size_t from = 0;
+    for (int i = 0; i < nreads; i++) {
+        mark_fifo_feed(f, held + from, ends[i] - from, arrival[i]);
+        from = ends[i];
+    }
+    free(held);
+    drop_fragment(f, "the last line had no newline when recording stopped");
 }
 
 static void *reader_main(void *arg)
 {
     struct mark_fifo *f = arg;
     char chunk[65536];
+    int64_t next_path_check = mono_ns() + 1000 * NS_PER_MS;
     for (;;) {
         struct pollfd p[2] = { { f->rfd, POLLIN, 0 }, { f->stop_pipe[0], POLLIN, 0 } };
-        int n = poll(p, 2, 1000);
+        int n = poll(p, 2, expire_fragment(f, mono_ns()));
         if (n < 0 && errno != EINTR)
             break;
         if (n == 0) {
-            check_path(f);
+            if (mono_ns() >= next_path_check) {
+                check_path(f);
+                next_path_check = mono_ns() + 1000 * NS_PER_MS;
+            }
             continue;
         }
         if (p[0].revents & POLLIN) {
@@ -257,7 +368,7 @@ static void *reader_main(void *arg)
         if (p[1].revents)
             break;
     }
-    drain(f);
+    final_drain(f, chunk, sizeof chunk);
     pthread_mutex_lock(&f->q_lock);
     f->reader_done = 1;
     pthread_cond_signal(&f->q_ready);

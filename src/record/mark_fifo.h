@@ -31,6 +31,8 @@ typedef void (*mark_fifo_fn)(void *ctx, const struct mark_line *m, int64_t arriv
 
 #define MARK_FIFO_BUF 8192
 #define MARK_FIFO_PIPE_SIZE (1 << 20) /* asked for with F_SETPIPE_SZ */
+#define MARK_FIFO_FRAGMENT_NS (200 * 1000000LL) /* a line's bytes without its
+                                  newline are dropped after this long */
 #define MARK_FIFO_QUEUE 1024   /* marks stamped but not yet written; a full
                                   queue makes the reader wait (none dropped) */
 
@@ -61,6 +63,8 @@ struct mark_fifo {
     char buf[MARK_FIFO_BUF];
     size_t used;
     int discarding;          /* inside an overlong line: drop up to its newline */
+    int64_t fragment_ns;     /* when buf's unfinished line last grew */
+    int64_t stop_ns;         /* the final drain found the pipe empty (0: not yet) */
     long long accepted, rejected;
 };
 
@@ -71,8 +75,10 @@ int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode);
 /* Starts the reader thread. Returns 0, or -1. */
 int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx);
 
-/* Reads whatever is already in the pipe, stops the thread and closes the
- * descriptors (the FIFO itself stays, as the original left it). */
+/* Reads whatever is already in the pipe, closes the read end at once (so
+ * later writers get EPIPE/ENXIO; see final_drain), stops the threads and
+ * closes the rest; stop_ns is then when the pipe was found empty. The FIFO
+ * itself stays, as the original left it. */
 void mark_fifo_stop(struct mark_fifo *f);
 
 /* Feeds bytes as if they had been read from the FIFO (the reader thread

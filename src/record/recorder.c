@@ -535,11 +535,16 @@ int recorder_run(const struct record_opts *o)
 
     int code = run_loop(r);
 
-    if (r->have_fifo)
+    /* With a FIFO, `end` is the moment its read end was found empty and
+     * closed: every mark written before it is in the trace. */
+    int64_t end_ns = 0;
+    if (r->have_fifo) {
         mark_fifo_stop(&r->fifo);
+        end_ns = r->fifo.stop_ns;
+    }
     r->have_fifo = 0;
     if (!csv_out_failed(&r->csv))
-        write_mark(r, "end", mono_ns());
+        write_mark(r, "end", end_ns > 0 ? end_ns : mono_ns());
     if (csv_out_failed(&r->csv))
         code = EXIT_RUNTIME;
     show_status(r, mono_ns(), 1);

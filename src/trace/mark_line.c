@@ -214,11 +214,11 @@ enum mark_line_status mark_line_parse(const char *line, size_t len, struct mark_
 
 int mark_stamp_in_range(int64_t stamp_ns, int64_t now_ns)
 {
-    /* now_ns is far below INT64_MAX - skew (292 years of uptime), and
-     * subtracting from a non-negative now cannot overflow */
+    /* both non-negative, so either difference fits in int64_t */
     if (stamp_ns < 0 || now_ns < 0)
         return 0;
-    return stamp_ns <= now_ns + MARK_STAMP_MAX_SKEW_NS && now_ns - stamp_ns <= MARK_STAMP_MAX_SKEW_NS;
+    return stamp_ns >= now_ns ? stamp_ns - now_ns <= MARK_STAMP_MAX_SKEW_NS
+                              : now_ns - stamp_ns <= MARK_STAMP_MAX_SKEW_NS;
 }
 
 const char *mark_line_status_str(enum mark_line_status status)

@@ -72,7 +72,7 @@ enum mark_line_status mark_line_parse(const char *line, size_t len, struct mark_
 #define MARK_STAMP_MAX_SKEW_NS (86400LL * 1000000000LL)
 
 /* 1 when stamp_ns is within MARK_STAMP_MAX_SKEW_NS of now_ns (both
- * CLOCK_MONOTONIC ns, now_ns >= 0); overflow-free for any stamp. */
+ * CLOCK_MONOTONIC ns); 0 for a negative one. Overflow-free for any value. */
 int mark_stamp_in_range(int64_t stamp_ns, int64_t now_ns);
 
 /* Parses ATTRS text s[0..len) (the protocol's third field, or a trace's

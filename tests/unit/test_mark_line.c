@@ -250,6 +250,24 @@ static void test_status_strings(void)
     CHECK_STR(mark_line_status_str(MARK_LINE_NO_LABEL), "empty label before the tab");
 }
 
+/* Issue 9 item 10: a client's stamp within a day of the recorder's clock,
+ * checked without overflow at the extremes. */
+static void test_stamp_range(void)
+{
+    const int64_t day = 86400LL * 1000000000LL, now = 5 * day;
+    CHECK(mark_stamp_in_range(now, now));
+    CHECK(mark_stamp_in_range(now - day, now));
+    CHECK(mark_stamp_in_range(now + day, now));
+    CHECK(!mark_stamp_in_range(now - day - 1, now));
+    CHECK(!mark_stamp_in_range(now + day + 1, now));
+    CHECK(!mark_stamp_in_range(INT64_MAX, now));
+    CHECK(!mark_stamp_in_range(1, now));
+    CHECK(mark_stamp_in_range(1, 1000));
+    CHECK(!mark_stamp_in_range(INT64_MIN, now));
+    CHECK(mark_stamp_in_range(INT64_MAX, INT64_MAX - 1));
+    CHECK(!mark_stamp_in_range(0 + 1, INT64_MAX));
+}
+
 int main(void)
 {
     run_test("plain label", test_plain_label);
@@ -263,5 +281,6 @@ int main(void)
     run_test("never reads past len", test_respects_len);
     run_test("range attributes", test_attrs);
     run_test("status strings", test_status_strings);
+    run_test("stamp within a day of the recorder's clock", test_stamp_range);
     return check_exit_status();
 }
