@@ -84,6 +84,7 @@ const char *energy_source_name(enum energy_source s)
     case SOURCE_COUNTER: return "gpu_energy_mJ counter";
     case SOURCE_INSTANT: return "gpu_power_instant_W trapezoid";
     case SOURCE_AVERAGE: return "gpu_power_W trapezoid";
+    case SOURCE_ESTIMATE: return "gpu_energy_mJ counter + step model";
     case SOURCE_NONE: break;
     }
     return "none";
@@ -104,9 +105,13 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
     g->id = id;
     g->power_limit_w = NAN;
     tape_init(&g->tape, sizeof(struct gpu_sample));
+    g->cadence = malloc(sizeof *g->cadence);
+    if (g->cadence)
+        cadence_init(g->cadence);
     g->hist_instant = calloc(1, sizeof *g->hist_instant);
     g->hist_average = calloc(1, sizeof *g->hist_average);
-    if (!g->hist_instant || !g->hist_average
+    if (!g->hist_instant || !g->hist_average || !g->cadence
+        || est_init(&g->est, c->opt->ring_samples) != 0
         || integ_init(&g->ig, QG_N, kinds, c->opt->ring_samples) != 0) {
         diag_error("out of memory");
         return NULL;
@@ -128,6 +133,9 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
             r->v[COL_GPU_ENERGY_MJ] / 1000, r->v[COL_GPU_POWER_INSTANT_W],
             r->v[COL_GPU_POWER_W], r->v[COL_GPU_UTIL_PCT],
         };
+        est_add(&g->est, r->t_mono_ns, r->v[COL_GPU_ENERGY_MJ]);
+        cadence_add(g->cadence, r->t_mono_ns, (double[SENSOR_N]){
+            r->v[COL_GPU_ENERGY_MJ], v[QG_INSTANT], v[QG_AVERAGE], v[QG_UTIL] });
         power_hist_add(g->hist_instant, v[QG_INSTANT]);
         power_hist_add(g->hist_average, v[QG_AVERAGE]);
         if (!isnan(r->v[COL_GPU_POWER_LIMIT_W]))
@@ -346,8 +354,19 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
     return status;
 }
 
+double analysis_sensor_period_s(const struct analysis *a, int gpu_index, int sensor)
+{
+    if (!a->cadence || sensor < 0 || sensor >= SENSOR_N)
+        return NAN;
+    for (int i = 0; i < a->ngpu; i++)
+        if (a->gpu_ids[i] == gpu_index && (!a->gpu_host || a->gpu_host[i] == 0))
+            return a->cadence[i * SENSOR_N + sensor].period_s;
+    return NAN;
+}
+
 void analysis_free(struct analysis *a)
 {
+    free(a->cadence);
     for (long i = 0; i < a->nwindows; i++) {
         free(a->windows[i].gpu);
         window_tape_free(a->windows[i].tape);

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "sensor_cadence.h"
 #include "trace_reader.h"
 
 #define ANALYSIS_REASON_BITS 16     /* clock-event reason bits counted */
@@ -20,7 +21,9 @@ enum energy_source {
     SOURCE_NONE,        /* no power data for this GPU in the window */
     SOURCE_COUNTER,     /* gpu_energy_mJ, interpolated to the marks */
     SOURCE_INSTANT,     /* trapezoid over gpu_power_instant_W */
-    SOURCE_AVERAGE      /* trapezoid over gpu_power_W (a 1 s average on Ampere+) */
+    SOURCE_AVERAGE,     /* trapezoid over gpu_power_W (a 1 s average on Ampere+) */
+    SOURCE_ESTIMATE     /* counter increments on their fitted update grid + a step model
+                           inside the edge steps (energy_estimator.c) */
 };
 
 enum verdict {
@@ -38,6 +41,7 @@ enum verdict {
 #define WINDOW_FEW_SAMPLES   0x4  /* fewer than two samples inside */
 #define WINDOW_UNDER_STEP    0x8  /* shorter than the energy counter's update step */
 #define WINDOW_NO_POWER      0x10 /* no power readings at all */
+#define WINDOW_UNDER_UTIL    0x200 /* shorter than the utilization sensor's update period */
 
 /* The classes of a window's time (breakdown.h); the tokens are the same in
  * every output: "compute", "host-cpu", "waiting". */
@@ -67,11 +71,14 @@ struct window_gpu {
     double energy_j;             /* from `source`; NAN when none */
     double uncertainty_j;        /* +- bound on energy_j (see README) */
     double energy_counter_j, energy_instant_j, energy_average_j; /* each source, NAN if n/a */
+    double energy_estimate_j, estimate_unc_j; /* energy_estimator.c, NAN if n/a */
+    double knot_unc_s;           /* how well the estimator placed the counter's updates */
     double mean_power_w;         /* energy_j / duration */
     double util_pct;             /* time-weighted mean gpu_util_pct, NAN if none */
     long samples;                /* SAMPLE rows of this GPU with start <= t <= end */
     double max_gap_s;            /* longest interval between consecutive samples overlapping the window */
     double counter_step_s;       /* typical update step of the energy counter, NAN if none */
+    double util_period_s;        /* the utilization sensor's update period, NAN if unknown */
     double power_limit_w;        /* last enforced limit seen, NAN if none */
     unsigned reason_counts[ANALYSIS_REASON_BITS]; /* samples in the window with each reason bit set */
     double idle_w, busy_w;       /* power levels the verdict used */
@@ -143,6 +150,7 @@ struct analysis {
     int *gpu_host;                /* host of each, NULL with one trace */
     double *idle_w, *busy_w;      /* per GPU: levels used by the verdict */
     const char **level_origin;    /* per GPU: "trace percentiles", "flags", "idle window", "power limit" */
+    struct cadence *cadence;      /* per GPU, SENSOR_N each: measured update periods (sensor_cadence.h) */
     long nwindows;
     struct window *windows;
     long unmatched_starts;        /* start marks with no end mark after them */
@@ -182,6 +190,11 @@ struct host_trace;
  * measured on every host's GPUs. One host: analysis_run. */
 int analysis_run_hosts(const struct analysis_options *o, struct host_trace *hosts, int nhosts,
                        struct analysis *out);
+
+/* The update period of sensor s (enum sensor_id) of the GPU with this
+ * gpu_index (host 0), as measured from the trace: NAN when unknown. For
+ * callers that resolve time at a sensor's real cadence (segment edges). */
+double analysis_sensor_period_s(const struct analysis *a, int gpu_index, int sensor);
 
 const char *verdict_name(enum verdict v);        /* "compute", "waiting", ... */
 const char *energy_source_name(enum energy_source s); /* "gpu_energy_mJ counter", ... */

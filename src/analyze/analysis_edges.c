@@ -168,6 +168,20 @@ static int resolve_point(const struct integrator *ig, struct point *p, int64_t t
     return (p->done & all) == all;
 }
 
+/* The energy estimator's cumulative at the edge (energy_estimator.h): 1
+ * once known or given up on (est_state 2: the window falls back to the
+ * interpolated counter), 0 while it waits for more counter updates. */
+static int resolve_est(const struct energy_estimator *e, struct point *p, int64_t t, int eof)
+{
+    if (p->est_state)
+        return 1;
+    switch (est_cum_at(e, t, eof, &p->est)) {
+    case INTEG_OK: p->est_state = 1; return 1;
+    case INTEG_PENDING: return 0;
+    default: p->est_state = 2; return 1;
+    }
+}
+
 /* Resolves both edges; done[which] tells whether each is complete.
  * -1 when an edge has left the ring. */
 static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2])
@@ -180,7 +194,7 @@ static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2
             int rc = resolve_point(&c->gpu[s].ig, &act->gpu[which][s], act->t[which], which, 1, eof);
             if (rc < 0)
                 return too_old(c, act, which);
-            done[which] &= rc;
+            done[which] &= rc & resolve_est(&c->gpu[s].est, &act->gpu[which][s], act->t[which], eof);
         }
         int rc = resolve_point(&c->host, &act->host[which], act->t[which], which, 0, eof);
         if (rc < 0)
@@ -225,6 +239,14 @@ static int finish_window(struct ctx *c, struct active *act)
         static const enum energy_source src[3] = { SOURCE_COUNTER, SOURCE_INSTANT, SOURCE_AVERAGE };
         g->source = SOURCE_NONE;
         g->energy_j = NAN;
+        g->energy_estimate_j = g->estimate_unc_j = g->knot_unc_s = NAN;
+        if (ps->est_state == 1 && pe->est_state == 1 && !isnan(g->energy_counter_j)) {
+            g->energy_estimate_j = pe->est.cum_j - ps->est.cum_j;
+            g->estimate_unc_j = pe->est.unc_j + ps->est.unc_j;
+            g->knot_unc_s = fmax(pe->est.knot_unc_s, ps->est.knot_unc_s);
+            g->source = SOURCE_ESTIMATE;
+            g->energy_j = g->energy_estimate_j;
+        }
         unsigned nodata = 0, late = 0;
         for (int i = 0; i < 3; i++) {
             nodata |= ps->nodata & (1u << order[i]);

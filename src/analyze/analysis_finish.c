@@ -80,7 +80,7 @@ static int cmp_gpu(const void *a, const void *b)
 
 /* Levels, steps, uncertainty and verdict for one window. */
 static void finish_one(struct ctx *c, struct window *w, const double *step, const double *idle,
-                       const double *busy)
+                       const double *busy, const double *util_period)
 {
     w->energy_j = 0;
     w->uncertainty_j = 0;
@@ -89,11 +89,16 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         struct window_gpu *g = &w->gpu[s];
         g->idle_w = idle[s];
         g->busy_w = busy[s];
-        if (g->source == SOURCE_COUNTER) {
+        if (g->source == SOURCE_COUNTER || g->source == SOURCE_ESTIMATE) {
             g->counter_step_s = step[s];
             if (!isnan(step[s]) && w->duration_s < step[s])
                 g->flags |= WINDOW_UNDER_STEP;
         }
+        /* util is a busy fraction over a trailing period: over a shorter
+         * window it mostly describes time before the window */
+        g->util_period_s = util_period[s];
+        if (!isnan(util_period[s]) && !isnan(g->util_pct) && w->duration_s < util_period[s])
+            g->flags |= WINDOW_UNDER_UTIL;
         g->uncertainty_j = energy_uncertainty_j(g, w->duration_s);
         w->flags |= g->flags;
         if (!isnan(g->energy_j)) {
@@ -107,7 +112,18 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         w->uncertainty_j = NAN;
     }
     w->mean_power_w = w->energy_j / w->duration_s;
-    breakdown_window(c->opt, w, NULL, c->thread_names, c->nthread_names);
+    /* the sensors' measured periods (sensor_cadence.h) for the segment
+     * edges; an averaging window is not visible in a trace: unknown */
+    struct sensor_cadence cad[ANALYSIS_MAX_GPUS];
+    for (int s = 0; s < w->ngpu && s < ANALYSIS_MAX_GPUS; s++) {
+        const struct cadence *ci = c->a->cadence ? &c->a->cadence[s * SENSOR_N + SENSOR_INSTANT] : NULL;
+        const struct cadence *cu = c->a->cadence ? &c->a->cadence[s * SENSOR_N + SENSOR_UTIL] : NULL;
+        cad[s].power_refresh_ms = ci && !ci->at_most ? ci->period_s * 1e3 : NAN;
+        cad[s].power_window_ms = NAN;
+        cad[s].util_period_ms = cu && !cu->at_most ? cu->period_s * 1e3 : NAN;
+    }
+    breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
+                     c->nthread_names);
     window_tape_free(w->tape);
     w->tape = NULL;
     verdict_window(c->opt, w);
@@ -123,6 +139,7 @@ void finish_analysis(struct ctx *c)
     struct analysis *a = c->a;
     int n = c->ngpu;
     double step[ANALYSIS_MAX_GPUS], idle[ANALYSIS_MAX_GPUS], busy[ANALYSIS_MAX_GPUS];
+    double util_period[ANALYSIS_MAX_GPUS];
     const char *origin[ANALYSIS_MAX_GPUS];
     /* windows list GPUs in stream order; sort them by gpu_index */
     for (long i = 0; i < a->nwindows; i++)
@@ -143,6 +160,7 @@ void finish_analysis(struct ctx *c)
     a->idle_w = calloc(ANALYSIS_MAX_GPUS, sizeof *a->idle_w);
     a->busy_w = calloc(ANALYSIS_MAX_GPUS, sizeof *a->busy_w);
     a->level_origin = calloc(ANALYSIS_MAX_GPUS, sizeof *a->level_origin);
+    a->cadence = calloc(ANALYSIS_MAX_GPUS * SENSOR_N, sizeof *a->cadence);
     for (int i = 0; i < n; i++) {
         struct gpu_stream *g = &c->gpu[order[i]];
         const struct power_hist *h = g->hist_instant->n ? g->hist_instant : g->hist_average;
@@ -162,13 +180,16 @@ void finish_analysis(struct ctx *c)
             busy[i] = c->opt->busy_w;
         step[i] = integ_counter_step_s(&g->ig);
         a->gpu_ids[i] = g->id;
+        util_period[i] = cadence_get(g->cadence, SENSOR_UTIL).period_s;
+        for (int s = 0; a->cadence && s < SENSOR_N; s++)
+            a->cadence[i * SENSOR_N + s] = cadence_get(g->cadence, (enum sensor_id)s);
         a->idle_w[i] = idle[i];
         a->busy_w[i] = busy[i];
         a->level_origin[i] = origin[i];
     }
     double *v = malloc(sizeof *v * (size_t)(a->nwindows ? a->nwindows : 1));
     for (long i = 0; i < a->nwindows; i++)
-        finish_one(c, &a->windows[i], step, idle, busy);
+        finish_one(c, &a->windows[i], step, idle, busy, util_period);
     if (v) {
         for (long i = 0; i < a->nwindows; i++)
             v[i] = a->windows[i].duration_s;
@@ -188,6 +209,8 @@ void free_ctx(struct ctx *c)
 {
     for (int s = 0; s < c->ngpu; s++) {
         integ_free(&c->gpu[s].ig);
+        est_free(&c->gpu[s].est);
+        free(c->gpu[s].cadence);
         free(c->gpu[s].hist_instant);
         free(c->gpu[s].hist_average);
         free(c->gpu[s].gaps.idx);

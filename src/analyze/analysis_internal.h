@@ -8,6 +8,7 @@
 #define FLINCH_ANALYSIS_INTERNAL_H
 
 #include "analysis.h"
+#include "energy_estimator.h"
 #include "integrate.h"
 #include "tape.h"
 #include "verdict.h"
@@ -27,6 +28,8 @@ struct gap_stack { long *idx; int64_t *gap; long n, cap; };
 struct gpu_stream {
     int id;                        /* gpu_index */
     struct integrator ig;
+    struct energy_estimator est;   /* raw counter readings for the edge model */
+    struct cadence_tracker *cadence;
     struct power_hist *hist_instant, *hist_average;
     double power_limit_w;
     struct gap_stack gaps;         /* gaps that left the ring */
@@ -44,6 +47,8 @@ struct point {
     unsigned nodata;               /* bit q: the edge is before q's first reading */
     unsigned late;                 /* bit q: gave up (end of trace, or stale) */
     long n;                        /* samples before the edge */
+    int est_state;                 /* 0: pending, 1: est valid, 2: none (fallback) */
+    struct est_result est;
     uint32_t reasons[INTEG_REASON_BITS];
 };
 

@@ -81,6 +81,8 @@ double energy_uncertainty_j(const struct window_gpu *g, double duration_s)
     switch (g->source) {
     case SOURCE_COUNTER:
         return (isnan(g->counter_step_s) ? 0 : g->counter_step_s) * g->mean_power_w;
+    case SOURCE_ESTIMATE:
+        return g->estimate_unc_j;
     case SOURCE_INSTANT:
         return g->max_gap_s * range / 2;
     case SOURCE_AVERAGE:
@@ -125,6 +127,9 @@ static const char *inconclusive_reason(const struct window *w)
         return "fewer than two samples in the window";
     if (w->flags & WINDOW_UNDER_STEP)
         return "the window is shorter than the energy counter's update step";
+    if (w->flags & WINDOW_UNDER_UTIL)
+        return "the window is shorter than the utilization sensor's update period, so its gpu util "
+               "describes mostly the time before it";
     return NULL;
 }
 

@@ -35,7 +35,7 @@ static void usage(FILE *out)
         "  -g, --gpu SPEC         GPU index, list (0,2) or 'all' (default 0); one\n"
         "                         SAMPLE row per GPU per tick\n"
         "  -i, --interval-ms N    sampling interval in ms (default 10)\n"
-        "      --dither           shift each tick by a pseudo-random 0..1/2 interval\n"
+        "      --dither           shift each tick by a pseudo-random 0..1 interval\n"
         "                         (same tick count), so analyze can place the energy\n"
         "                         counter's updates to better than a tick\n"
         "  -s, --seconds N        record N seconds (default 30; 0: until SIGINT,\n"

@@ -414,7 +414,7 @@ static int run_loop(struct recorder *r)
     struct ticker tk;
     ticker_start(&tk, r->start_ns, interval, total == INT64_MAX ? INT64_MAX : total - 1);
     if (o->dither)
-        ticker_dither(&tk, interval / 2, (uint64_t)r->start_ns ^ (uint64_t)getpid());
+        ticker_dither(&tk, interval, (uint64_t)r->start_ns);   /* replayable on virtual time */
     int forwarded = 0;
 
     for (;;) {

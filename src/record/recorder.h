@@ -11,7 +11,7 @@ struct record_opts {
     const char *out;          /* trace CSV (required) */
     const char *gpu_spec;     /* "0", "all", "0,2" */
     int interval_ms;
-    int dither;               /* --dither: ticks shifted by 0..interval/2 */
+    int dither;               /* --dither: ticks shifted by 0..interval */
     double seconds;           /* 0: until SIGINT/SIGTERM/SIGHUP or CMD exits */
     const char *marks_fifo;   /* NULL: no FIFO (a private one with CMD) */
     unsigned marks_mode;      /* mode of a FIFO we create */

@@ -14,7 +14,7 @@ void ticker_start(struct ticker *t, int64_t start_ns, int64_t interval_ns, int64
 
 void ticker_dither(struct ticker *t, int64_t dither_ns, uint64_t seed)
 {
-    t->dither_ns = dither_ns > 0 && dither_ns < t->interval_ns ? dither_ns : 0;
+    t->dither_ns = dither_ns > 0 && dither_ns <= t->interval_ns ? dither_ns : 0;
     t->dither_seed = seed;
 }
 

@@ -28,11 +28,14 @@ struct ticker {
 void ticker_start(struct ticker *t, int64_t start_ns, int64_t interval_ns, int64_t last);
 
 /* Dither (record --dither): tick k is due dither(k) later, a pseudo-random
- * 0..dither_ns - 1 drawn from seed and k, dither_ns under the interval. A
- * sensor that updates on its own period P is then seen at a different
+ * 0..dither_ns - 1 drawn from seed and k, dither_ns at most the interval.
+ * A sensor that updates on its own period P is then seen at a different
  * offset inside the tick at each update even when P is a multiple of the
  * interval, so analyze can place its update instants to better than a
- * tick; the tick count and its mean rate are unchanged. */
+ * tick; the tick count and its mean rate are unchanged, and ticks stay in
+ * order. A dither of less than the whole interval leaves part of the tick
+ * that no sample ever reaches when P is a multiple of the interval: the
+ * recorder dithers by the whole interval. */
 void ticker_dither(struct ticker *t, int64_t dither_ns, uint64_t seed);
 
 /* When tick k is due. */

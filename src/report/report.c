@@ -16,7 +16,7 @@ void window_flags_str(unsigned flags, char *buf, size_t cap)
     static const struct { unsigned bit; const char *name; } names[] = {
         { WINDOW_INCOMPLETE, "incomplete" }, { WINDOW_BEFORE_TRACE, "before-trace" },
         { WINDOW_FEW_SAMPLES, "few-samples" }, { WINDOW_UNDER_STEP, "under-counter-step" },
-        { WINDOW_NO_POWER, "no-power" },
+        { WINDOW_NO_POWER, "no-power" }, { WINDOW_UNDER_UTIL, "under-util-period" },
     };
     size_t len = 0;
     buf[0] = '\0';
@@ -45,6 +45,11 @@ static void source_note(const struct window *w, char *buf, size_t cap)
                  "+-%.3f J (counter step %.1f ms at the mean power)",
                  w->uncertainty_j, g->counter_step_s * 1e3);
         break;
+    case SOURCE_ESTIMATE:
+        snprintf(buf + len, cap - len, "gpu_energy_mJ counter on its update grid + step model at "
+                 "the edges, +-%.3f J (updates placed to +-%.1f ms, counter step %.1f ms)",
+                 w->uncertainty_j, g->knot_unc_s * 1e3, g->counter_step_s * 1e3);
+        break;
     case SOURCE_INSTANT:
         snprintf(buf + len, cap - len, "trapezoid over gpu_power_instant_W with exact edges, "
                  "+-%.3f J (max gap %.1f ms)", w->uncertainty_j, g->max_gap_s * 1e3);
@@ -54,6 +59,28 @@ static void source_note(const struct window *w, char *buf, size_t cap)
                  "+-%.3f J (1 s of the busy range)", w->uncertainty_j);
         break;
     }
+}
+
+/* "sensors gpu 0: energy counter 100.0 ms, instant power <= 10.0 ms, ...":
+ * each sensor's update period as the trace shows it (sensor_cadence.h). */
+static void text_cadence(FILE *out, const struct analysis *a, int i, const char *name)
+{
+    int known = 0;
+    for (int s = 0; a->cadence && s < SENSOR_N; s++)
+        known |= !isnan(a->cadence[i * SENSOR_N + s].period_s);
+    if (!known)                 /* an original trace, or too short to tell */
+        return;
+    fprintf(out, "sensors %s:", name);
+    for (int s = 0; s < SENSOR_N; s++) {
+        const struct cadence *cd = &a->cadence[i * SENSOR_N + s];
+        if (isnan(cd->period_s))
+            fprintf(out, "%s %s %s", s ? "," : "", sensor_name((enum sensor_id)s),
+                    cd->changes ? "?" : "-");
+        else
+            fprintf(out, "%s %s %s%.1f ms", s ? "," : "", sensor_name((enum sensor_id)s),
+                    cd->at_most ? "<= " : "", cd->period_s * 1e3);
+    }
+    fputs(" (update periods from the trace)\n", out);
 }
 
 /* "gpu 0", or "node2 gpu 0" when several hosts' traces were analysed. */
@@ -211,6 +238,7 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
         fprintf(out, "levels %s: idle %.1f W, busy %.1f W (%s)\n",
                 gpu_name(a, a->gpu_host ? a->gpu_host[i] : 0, a->gpu_ids[i], name, sizeof name),
                 a->idle_w[i], a->busy_w[i], a->level_origin[i]);
+        text_cadence(out, a, i, name);
     }
     if (ro->windows_table) {
         text_table(out, a);

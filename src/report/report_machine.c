@@ -200,6 +200,14 @@ void report_json(FILE *out, const struct analysis *a)
         json_num(out, "busy_W", "%.3f", a->busy_w[i]);
         fputs(",\"levels_from\":", out);
         json_write_string(out, a->level_origin[i]);
+        for (int s = 0; a->cadence && s < SENSOR_N; s++) {
+            const struct cadence *cd = &a->cadence[i * SENSOR_N + s];
+            fprintf(out, "%s\"%s\":{\"changes\":%ld", s ? "," : ",\"sensor_periods\":{",
+                    sensor_key((enum sensor_id)s), cd->changes);
+            json_num(out, "period_s", "%.6f", cd->period_s);
+            fprintf(out, ",\"at_most\":%s}%s", cd->at_most ? "true" : "false",
+                    s == SENSOR_N - 1 ? "}" : "");
+        }
         fputc('}', out);
     }
     fputs("],\"windows\":[", out);

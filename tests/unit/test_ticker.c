@@ -80,7 +80,10 @@ static void test_dither(void)
     CHECK(distinct > 390);
     int64_t k = ticker_tick_at(&t, 1, 1000 + 9 * 1000 + 0);
     CHECK(ticker_deadline(&t, k) <= 1000 + 9 * 1000);
-    ticker_dither(&t, 5000, 1);            /* not under the interval: off */
+    ticker_dither(&t, 1000, 7);            /* the whole interval: ticks stay in order */
+    for (int64_t j = 0; j < 400; j++)
+        CHECK(ticker_deadline(&t, j + 1) > ticker_deadline(&t, j));
+    ticker_dither(&t, 5000, 1);            /* more than the interval: off */
     CHECK(ticker_deadline(&t, 3) == 4000);
 }
 

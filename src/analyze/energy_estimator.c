@@ -1,0 +1,288 @@
+/*
+ * energy_estimator.c — see energy_estimator.h.
+ *
+ * Reasoning. The energy counter is exact at its own update instants: the
+ * difference between two of its values is the energy between the two
+ * updates, to a millijoule, however long the span. What it does not say is
+ * (a) when exactly it updated, since it is only seen at the samples, and
+ * (b) how the energy of one update step (up to ~100 ms on H100-class GPUs)
+ * is spread inside the step. A window edge falls inside one such step, so
+ * the window's energy is exact except for the part of the two edge steps
+ * on the wrong side of the marks.
+ *
+ * (a) Update instants: a change seen between samples a and b happened in
+ * (a, b]. The counter updates on a grid (period P, phase phi, small
+ * jitter), so the changes near the edge are fitted together: P and phi by
+ * least squares on the interval midpoints, then phi narrowed to the
+ * intersection of every interval shifted back by its k * P. With a dithered
+ * sampler (record --dither) or a period incommensurate with the interval,
+ * the intervals fall at different offsets and the intersection is far
+ * narrower than a tick. Jitter of the update instants cannot be resolved
+ * that way (the line through the intervals absorbs most of it, and an
+ * empty intersection shows only a fraction of it), so a knot is placed to
+ * no better than 1 ms (the jitter assumed, as in the simulator's h100
+ * preset), or twice the intersection's width or deficit when that is
+ * larger, and never worse than half its sample interval. A counter that
+ * changes at every sample may be continuous (knots at the samples) or
+ * update once per sample interval, which looks the same: knots at the
+ * samples, to half a sample interval.
+ *
+ * (b) Shape inside the step holding the edge: the power is taken to move
+ * at most once inside one counter step, from the level of the step before
+ * (Lb) to the level of the step after (La). The step's exact energy T then
+ * fixes where: T = Lb * d + La * (D - d). This is the case of a kernel
+ * burst starting or ending inside the step. When the levels agree, or T is
+ * not between them (a spike shorter than a step), the step is taken as
+ * uniform, with the bound of every profile in [min, max] of the three
+ * levels that has the step's energy as its uncertainty.
+ *
+ * Uncertainty, added linearly: each knot's placement times the power next
+ * to it; for a two-level step, a tenth of its difference from the uniform
+ * split plus the level difference over 2 ms (a transition is a ramp of a
+ * few ms, not a jump); the levels themselves are trusted only as far as
+ * the step beyond each agrees with it (Lb against the step before it, La
+ * against the step after it), and the split is recomputed with each level
+ * moved by that disagreement: the largest change is added. That is what
+ * keeps the estimate honest when the power keeps moving around the edge.
+ * Finally the counter's 1 mJ resolution at both knots. Assumptions: the counter
+ * reports the exact integral up to its update instant (NVML documents mJ
+ * since driver load); its updates lie on a grid with jitter below half the
+ * period; the host clock and the GPU's do not drift apart by more than a
+ * fraction of a millisecond over the ~3 s of updates used near an edge.
+ * What the instantaneous and averaged power add is not used here: they
+ * sample 25% of each step (arXiv 2312.02741) and a 1 s window, and the
+ * counter's steps already bound the energy that matters.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "energy_estimator.h"
+
+#define EST_SIDE 16              /* changes used on each side of the instant */
+#define EST_NEED_AFTER 2         /* changes after the step that holds t */
+#define EST_WAIT_NS (3 * 1000000000LL)
+#define EST_KNOT_FLOOR_S 0.001   /* the jitter assumed at least (see above) */
+#define EST_RAMP_S 0.002
+
+int est_init(struct energy_estimator *e, long cap)
+{
+    memset(e, 0, sizeof *e);
+    e->cap = cap;
+    e->last_t = INT64_MIN;
+    e->ring = malloc(sizeof *e->ring * (size_t)cap);
+    return e->ring ? 0 : -1;
+}
+
+void est_free(struct energy_estimator *e)
+{
+    free(e->ring);
+    e->ring = NULL;
+}
+
+void est_add(struct energy_estimator *e, int64_t t, double mj)
+{
+    if (isnan(mj) || t < e->last_t)
+        return;
+    if (e->count && mj + e->offset_mj < e->last_mj)   /* reset: keep it monotone */
+        e->offset_mj = e->last_mj - mj;
+    e->last_mj = mj + e->offset_mj;
+    e->last_t = t;
+    e->ring[e->count % e->cap] = (struct est_obs){ t, e->last_mj };
+    e->count++;
+}
+
+static long oldest(const struct energy_estimator *e)
+{
+    return e->count > e->cap ? e->count - e->cap : 0;
+}
+
+static const struct est_obs *obs(const struct energy_estimator *e, long k)
+{
+    return &e->ring[k % e->cap];
+}
+
+/* One change of the counter: between samples a and b it went to mj. */
+struct change { int64_t a, b; double mj; int consecutive; double u, unc; };
+
+/* First observation with time >= t. */
+static long first_at(const struct energy_estimator *e, int64_t t)
+{
+    long lo = oldest(e), hi = e->count;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (obs(e, mid)->t >= t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static int is_change(const struct energy_estimator *e, long i)
+{
+    return i > oldest(e) && obs(e, i)->mj != obs(e, i - 1)->mj;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Places every change's update instant (u, unc) on the fitted grid. */
+static void place_knots(struct change *c, int n)
+{
+    int consecutive = 0;
+    for (int j = 0; j < n; j++)
+        consecutive += c[j].consecutive;
+    if (consecutive * 5 >= n * 4) {          /* changes at every sample: at the samples */
+        for (int j = 0; j < n; j++) {
+            c[j].u = (double)c[j].b / 1e9;
+            c[j].unc = (double)(c[j].b - c[j].a) / 2e9;
+        }
+        return;
+    }
+    double d[2 * EST_SIDE + 4];
+    for (int j = 1; j < n; j++)
+        d[j - 1] = ((double)(c[j].a + c[j].b) - (double)(c[j - 1].a + c[j - 1].b)) / 2e9;
+    qsort(d, (size_t)(n - 1), sizeof *d, cmp_double);
+    double p0 = d[(n - 1) / 2];
+    /* The median step is only good to a few percent (the midpoints scatter
+     * by up to a sample interval), enough to number the updates one gap at
+     * a time; least squares over the numbered midpoints then gives the
+     * period to a fraction of a percent. */
+    double m0 = ((double)c[0].a + (double)c[0].b) / 2e9;
+    double k[2 * EST_SIDE + 4];
+    k[0] = 0;
+    for (int j = 1; j < n; j++) {
+        double gap = ((double)c[j].a + (double)c[j].b - (double)c[j - 1].a - (double)c[j - 1].b) / 2e9;
+        k[j] = k[j - 1] + fmax(1, round(gap / p0));
+    }
+    double sk = 0, sm = 0, skk = 0, skm = 0;
+    for (int j = 0; j < n; j++) {
+        double m = ((double)c[j].a + (double)c[j].b) / 2e9 - m0;
+        sk += k[j]; sm += m; skk += k[j] * k[j]; skm += k[j] * m;
+    }
+    double den = n * skk - sk * sk;
+    double p = den > 0 ? (n * skm - sk * sm) / den : p0;
+    /* Least squares still carries the midpoints' scatter: search around it
+     * for the period whose shifted intervals overlap best (hi - lo largest). */
+    double pls = p, lo = -INFINITY, hi = INFINITY, best = -INFINITY;
+    for (int step = -100; step <= 100; step++) {
+        double pp = pls * (1 + step * 5e-5), l = -INFINITY, h = INFINITY;
+        for (int j = 0; j < n; j++) {
+            l = fmax(l, (double)c[j].a / 1e9 - m0 - k[j] * pp);
+            h = fmin(h, (double)c[j].b / 1e9 - m0 - k[j] * pp);
+        }
+        if (h - l > best) {
+            best = h - l;
+            p = pp;
+            lo = l;
+            hi = h;
+        }
+    }
+    double phi = (lo + hi) / 2, spread = fabs(hi - lo) / 2;
+    for (int j = 0; j < n; j++) {
+        double a = (double)c[j].a / 1e9, b = (double)c[j].b / 1e9;
+        double u = m0 + phi + k[j] * p;
+        c[j].u = fmin(fmax(u, a), b);
+        c[j].unc = fmin(fmax(2 * spread, EST_KNOT_FLOOR_S), (b - a) / 2);
+    }
+}
+
+/* Energy (J) of step (u0, u1] with total T that lies in (u1 - x, u1], and
+ * the model's own uncertainty; *two set when the two-level split applied. */
+static double split_step(double T, double D, double x, double lb, double la, double *model_unc,
+                         int *two)
+{
+    double eu = T * x / D;
+    double dl = la - lb, tol = fmax(2.0, 0.02 * fmax(fabs(la), fabs(lb)));
+    *two = 0;
+    if (fabs(dl) > tol && T >= fmin(lb, la) * D && T <= fmax(lb, la) * D) {
+        double d1 = (la * D - T) / dl;           /* time at level lb from the step's start */
+        double e2 = D - x >= d1 ? la * x : la * (D - d1) + lb * (d1 - (D - x));
+        *model_unc = 0.1 * fabs(e2 - eu) + fabs(dl) * EST_RAMP_S;
+        *two = 1;
+        return e2;
+    }
+    double pmin = fmin(fmin(lb, la), T / D), pmax = fmax(fmax(lb, la), T / D);
+    double elo = fmax(pmin * x, T - pmax * (D - x)), ehi = fmin(pmax * x, T - pmin * (D - x));
+    *model_unc = fmax(fmax(eu - elo, ehi - eu), 0);
+    return eu;
+}
+
+enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eof,
+                             struct est_result *r)
+{
+    if (e->count == 0)
+        return eof ? INTEG_NO_DATA : INTEG_PENDING;
+    long i0 = first_at(e, t);
+    struct change c[2 * EST_SIDE + 4];
+    int nb = 0, na = 0;
+    /* changes at or before i0 - 1 (b < t), newest first, then reversed */
+    struct change before[EST_SIDE];
+    for (long i = i0 - 1; i > oldest(e) && nb < EST_SIDE; i--)
+        if (is_change(e, i))
+            before[nb++] = (struct change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
+                                            is_change(e, i - 1), 0, 0 };
+    for (int j = 0; j < nb; j++)
+        c[j] = before[nb - 1 - j];
+    for (long i = i0; i < e->count && na < EST_SIDE; i++)
+        if (is_change(e, i))
+            c[nb + na++] = (struct change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
+                                            is_change(e, i - 1), 0, 0 };
+    if (na < EST_NEED_AFTER + 1 + (na < EST_SIDE ? 0 : 0)) {
+        if (!eof && e->last_t - t < EST_WAIT_NS)
+            return INTEG_PENDING;
+        return INTEG_NO_DATA;
+    }
+    if (!eof && na < EST_SIDE && e->last_t - t < EST_WAIT_NS / 3)
+        return INTEG_PENDING;            /* a few more updates to fit the grid on */
+    if (nb < 3)
+        return INTEG_NO_DATA;
+    int n = nb + na;
+    place_knots(c, n);
+    double ts = (double)t / 1e9;
+    int m = -1;
+    for (int j = 0; j < n; j++)
+        if (c[j].u >= ts) {
+            m = j;
+            break;
+        }
+    if (m < 3 || m + 2 >= n)
+        return INTEG_NO_DATA;
+    double D = c[m].u - c[m - 1].u;
+    double db = c[m - 1].u - c[m - 2].u, da = c[m + 1].u - c[m].u;
+    double db2 = c[m - 2].u - c[m - 3].u, da2 = c[m + 2].u - c[m + 1].u;
+    if (D <= 0 || db <= 0 || da <= 0 || db2 <= 0 || da2 <= 0)
+        return INTEG_NO_DATA;
+    double T = (c[m].mj - c[m - 1].mj) / 1000;
+    double lb = (c[m - 1].mj - c[m - 2].mj) / 1000 / db;
+    double la = (c[m + 1].mj - c[m].mj) / 1000 / da;
+    /* how far each level is to be trusted: as far as the step beyond agrees */
+    double dlb = fabs((c[m - 2].mj - c[m - 3].mj) / 1000 / db2 - lb);
+    double dla = fabs((c[m + 2].mj - c[m + 1].mj) / 1000 / da2 - la);
+    double x = c[m].u - ts, model_unc;
+    int two;
+    double E = split_step(T, D, x, lb, la, &model_unc, &two);
+    double spread = 0;
+    for (int corner = 0; corner < 4; corner++) {
+        double mu;
+        int t2;
+        double ec = split_step(T, D, x, fmax(lb + (corner & 1 ? dlb : -dlb), 0),
+                               fmax(la + (corner & 2 ? dla : -dla), 0), &mu, &t2);
+        spread = fmax(spread, fabs(ec - E) + mu);
+    }
+    model_unc = fmax(model_unc, spread);
+    double pm = T / D;
+    /* a knot placed eps late moves the split by eps at the power next to
+     * it; in a uniform step the two knots share the step's power */
+    double timing = two ? c[m].unc * fmax(la, pm) + c[m - 1].unc * fmax(lb, pm)
+                        : pm * (c[m].unc * (D - x) / D + c[m - 1].unc * x / D);
+    r->cum_j = c[m].mj / 1000 - E;
+    r->unc_j = timing + model_unc + 0.002;
+    r->knot_unc_s = fmax(c[m].unc, c[m - 1].unc);
+    r->model = two;
+    return INTEG_OK;
+}

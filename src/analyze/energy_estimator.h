@@ -1,0 +1,47 @@
+/*
+ * energy_estimator.h — a GPU's cumulative energy at any instant, from the
+ * energy counter's increments placed on its own update grid and a step
+ * model of the power inside the counter step that holds the instant.
+ *
+ * Owns: a bounded ring of one GPU's raw counter readings (the integrator
+ * keeps only knots), the local fit of the counter's update grid, and
+ * est_cum_at(), the refined cumulative with its uncertainty. A window's
+ * energy is est_cum_at(end) - est_cum_at(start); see energy_estimator.c
+ * for the reasoning and assumptions.
+ */
+#ifndef FLINCH_ENERGY_ESTIMATOR_H
+#define FLINCH_ENERGY_ESTIMATOR_H
+
+#include <stdint.h>
+
+#include "integrate.h"
+
+struct est_obs { int64_t t; double mj; };
+
+struct energy_estimator {
+    struct est_obs *ring;            /* counter readings, oldest first modulo cap */
+    long cap, count;
+    double offset_mj;                /* added after a counter reset */
+    double last_mj;
+    int64_t last_t;
+};
+
+/* What an instant's estimate rests on, for the report. */
+struct est_result {
+    double cum_j, unc_j;
+    double knot_unc_s;               /* how well the update instants are placed */
+    int model;                       /* 0: uniform inside the step, 1: two-level */
+};
+
+int est_init(struct energy_estimator *e, long cap);
+void est_free(struct energy_estimator *e);
+/* A counter reading (mJ) at sample time t (non-decreasing); NAN: none. */
+void est_add(struct energy_estimator *e, int64_t t, double mj);
+/* INTEG_OK with *r; INTEG_PENDING while too few updates after t have been
+ * read (eof: never pending); INTEG_NO_DATA when the counter cannot carry
+ * the estimate there (too few updates around t, a reset, a stuck counter):
+ * the caller falls back to the interpolated counter. */
+enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eof,
+                             struct est_result *r);
+
+#endif
