@@ -6,14 +6,15 @@
 #   analyze_bench.sh  flinch analyze's speed against analyze_trace.py (issue 3)
 #   accuracy.sh       energy of the scripted burst: exact vs flinch vs original
 #   mark_latency.sh   write-to-stamp latency of client marks (issue 4)
+#   nvml_calls.sh     NVML calls and driver time per GPU per tick (issue 13)
 #
-# Environment: BENCH_ONLY="record analyze accuracy marks" picks some;
+# Environment: BENCH_ONLY="record analyze accuracy marks nvml" picks some;
 # BENCH_SECONDS (recorder run length, default 20), BENCH_ROWS (analyzer
 # trace rows, default 1000000), BENCH_REPEAT, BENCH_PYTHON=0, BENCH_KEEP=1:
 # see each script. A full run takes about 2 minutes on 2 cores.
 cd "$(dirname "$0")/.." || exit 2
 B=${1:-build}
-only=${BENCH_ONLY:-record analyze accuracy marks}
+only=${BENCH_ONLY:-record analyze accuracy marks nvml}
 
 # The helpers (gen_trace, runstat, simtool) live in tests/helpers/.
 make --no-print-directory -s BUILD="$B" tests >/dev/null || { echo "bench: build failed" >&2; exit 2; }
@@ -34,7 +35,8 @@ for b in $only; do
     analyze) script=bench/analyze_bench.sh ;;
     accuracy) script=bench/accuracy.sh ;;
     marks) script=bench/mark_latency.sh ;;
-    *) echo "bench: unknown benchmark '$b' (record, analyze, accuracy, marks)" >&2; exit 2 ;;
+    nvml) script=bench/nvml_calls.sh ;;
+    *) echo "bench: unknown benchmark '$b' (record, analyze, accuracy, marks, nvml)" >&2; exit 2 ;;
   esac
   sh "$script" "$B" >"$out.part" || status=1
   cat "$out.part"

@@ -27,7 +27,8 @@ static const char *const func_names[SIM_FN_N] = {
     "nvmlDeviceGetTemperature", "nvmlDeviceGetTotalEnergyConsumption",
     "nvmlDeviceGetFieldValues", "nvmlDeviceGetEnforcedPowerLimit",
     "nvmlDeviceGetCurrentClocksEventReasons",
-    "nvmlDeviceGetCurrentClocksThrottleReasons",
+    "nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlDeviceGetTemperatureV",
+    "nvmlDeviceGetPerformanceState",
 };
 
 int sim_func_lookup(const char *name)
@@ -156,6 +157,7 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         { "clock", 100000, offsetof(struct sim_reading, clock_mhz) },
         { "temp", 200, offsetof(struct sim_reading, temp_c) },
         { "mem_used", (long long)SIM_MEM_TOTAL_MIB, offsetof(struct sim_reading, mem_used_mib) },
+        { "pstate", 15, offsetof(struct sim_reading, pstate) },
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strlen(keys[i].key) != klen || strncmp(kv, keys[i].key, klen) != 0)
@@ -166,7 +168,7 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         *(unsigned *)((char *)r + keys[i].off) = (unsigned)n;
         return 0;
     }
-    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons)",
+    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate)",
                 (int)klen, kv);
 }
 
@@ -210,7 +212,7 @@ static int parse_at(struct parser *p, char **tok, int ntok)
 }
 
 static int parse_unsupported(struct parser *p, const char *what, const char *target,
-                             long long after)
+                             long long after, int rc, int gpu)
 {
     struct sim_scenario *sc = p->sc;
     if (sc->n_unsupported == SIM_MAX_FAULTS)
@@ -218,6 +220,8 @@ static int parse_unsupported(struct parser *p, const char *what, const char *tar
     struct sim_unsupported *u = &sc->unsupported[sc->n_unsupported];
     u->after = after;
     u->calls = 0;
+    u->rc = rc;
+    u->gpu = gpu;
     if (strncmp(target, "field:", 6) == 0) {
         long long id;
         if (parse_ll(target + 6, 0, 0xffffffffLL, &id))
@@ -311,14 +315,25 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
     if (strcmp(d, "unsupported") == 0) {
         if (ntok != 2)
             return fail(p, "unsupported: expected one function name or field:ID");
-        return parse_unsupported(p, d, tok[1], 0);
+        return parse_unsupported(p, d, tok[1], 0, 3, -1);
+    }
+    if (strcmp(d, "error") == 0) {
+        long long code;
+        unsigned g = 0;
+        if (ntok != 3 && !(ntok == 5 && strcmp(tok[3], "gpu") == 0))
+            return fail(p, "error: expected CODE FUNC [gpu G]");
+        if (int_arg(p, d, tok[1], 1, 999, &code))
+            return -1;
+        if (ntok == 5 && note_gpu(p, "error: gpu", tok[4], &g))
+            return -1;
+        return parse_unsupported(p, d, tok[2], 0, (int)code, ntok == 5 ? (int)g : -1);
     }
     if (strcmp(d, "unsupported_after") == 0) {
         if (ntok != 3)
             return fail(p, "unsupported_after: expected N FUNC");
         if (int_arg(p, d, tok[1], 0, 1000000000000LL, &n))
             return -1;
-        return parse_unsupported(p, d, tok[2], n);
+        return parse_unsupported(p, d, tok[2], n, 3, -1);
     }
     if (strcmp(d, "lost_after") == 0) {
         unsigned g = 0;
@@ -385,7 +400,7 @@ static int init_defaults(struct sim_scenario *sc)
     sc->average_window_ms = 1000;
     sc->energy_base_mj = 1000000;
     sc->power_limit_w = 700;
-    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1 };
+    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0 };
     for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
         sc->lost_after[g] = -1;
         struct sim_timeline *tl = &sc->gpu[g];

@@ -27,13 +27,15 @@
 enum sim_func {
     SIM_FN_COUNT, SIM_FN_HANDLE, SIM_FN_NAME, SIM_FN_POWER, SIM_FN_UTIL,
     SIM_FN_MEMORY, SIM_FN_CLOCK, SIM_FN_TEMP, SIM_FN_ENERGY, SIM_FN_FIELDS,
-    SIM_FN_LIMIT, SIM_FN_EVENT_REASONS, SIM_FN_THROTTLE_REASONS, SIM_FN_N
+    SIM_FN_LIMIT, SIM_FN_EVENT_REASONS, SIM_FN_THROTTLE_REASONS, SIM_FN_TEMP_V,
+    SIM_FN_PSTATE, SIM_FN_N
 };
 
 struct sim_reading {
     double power_w;
     unsigned util_pct, mem_util_pct, clock_mhz, temp_c, mem_used_mib;
     unsigned long long reasons;
+    unsigned pstate;
 };
 
 /* One step: from t_ms on (until the next step) the GPU reads r.
@@ -49,13 +51,16 @@ struct sim_timeline {
     size_t n, cap;
 };
 
-/* `unsupported FUNC` (after 0) and `unsupported_after N FUNC`; func is -1
- * for `field:ID`. calls counts the calls (or field requests) seen so far. */
+/* `unsupported FUNC` (after 0), `unsupported_after N FUNC` and `error CODE
+ * FUNC [gpu G]`; func is -1 for `field:ID`. calls counts the calls (or
+ * field requests) seen so far; rc is what they answer; gpu -1: any GPU. */
 struct sim_unsupported {
     int func;
     unsigned field_id;
     long long after;
     long long calls;
+    int rc;
+    int gpu;
 };
 
 struct sim_stall {

@@ -15,8 +15,7 @@
  * Built with -DSIM_LEGACY_ABI it exports what an old driver does: no _v2
  * entry points, no energy counter, no field values, no ClocksEventReasons.
  */
-#include "nvml_api.h"
-#include "scenario.h"
+#include "sim_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,16 +26,17 @@
 #include <string.h>
 #include <time.h>
 
-#define EXPORT __attribute__((visibility("default")))
 #define MAX_SCENARIO_BYTES (1 << 20)
 
 struct nvmlDevice_st {
     unsigned index;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
+#define lock sim_lock
 static int init_count;              /* nvmlInit minus nvmlShutdown calls */
-static struct sim_scenario scenario;
+struct sim_scenario sim_scn;
+#define scenario sim_scn
 static long long epoch_ns;          /* CLOCK_MONOTONIC ns of scenario time 0 */
 static long long queries[SIM_MAX_GPUS];
 static struct nvmlDevice_st devices[SIM_MAX_GPUS];
@@ -61,7 +61,7 @@ static long long now_mono_ns(void)
 }
 
 #ifndef SIM_LEGACY_ABI
-static long long now_wall_ns(void)
+long long sim_now_wall_ns(void)
 {
     return virtual_time ? vclock_ns + vwall_offset_ns : clock_ns(CLOCK_REALTIME);
 }
@@ -159,6 +159,7 @@ static nvmlReturn_t load_state(void)
         return NVML_ERROR_DRIVER_NOT_LOADED;
     }
     memset(queries, 0, sizeof queries);
+    sim_stats_reset();
     for (unsigned g = 0; g < SIM_MAX_GPUS; g++)
         devices[g].index = g;
     return NVML_SUCCESS;
@@ -185,8 +186,10 @@ EXPORT nvmlReturn_t nvmlShutdown(void)
     nvmlReturn_t rc = NVML_SUCCESS;
     if (init_count == 0)
         rc = NVML_ERROR_UNINITIALIZED;
-    else if (--init_count == 0)
+    else if (--init_count == 0) {
+        sim_stats_write();
         scenario_free(&scenario);
+    }
     pthread_mutex_unlock(&lock);
     return rc;
 }
@@ -213,23 +216,33 @@ EXPORT const char *nvmlErrorString(nvmlReturn_t result)
     case 16: return "GPU requires restart";
     case 17: return "The operating system has blocked the request.";
     case 18: return "RM has detected an NVML/RM version mismatch.";
+    case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "Argument version mismatch";
+    case NVML_ERROR_DEPRECATED: return "Deprecated";
     default: return "Unknown Error";
     }
 }
 
-/* Counts one call of FUNC (and FIELD requests) against the unsupported
- * faults; true when the call must fail with NOT_SUPPORTED. Lock held. */
-static int unsupported_now(int func, int is_field, unsigned field_id)
+/* Counts one call of FUNC on GPU gpu (or one request of field FIELD_ID
+ * when is_field) against the faults; the code it must answer, NVML_SUCCESS
+ * when none. Lock held. */
+static nvmlReturn_t fault_now(int gpu, int func, int is_field, unsigned field_id)
 {
-    int hit = 0;
+    nvmlReturn_t hit = NVML_SUCCESS;
     for (size_t i = 0; i < scenario.n_unsupported; i++) {
         struct sim_unsupported *u = &scenario.unsupported[i];
         if (is_field ? (u->func != -1 || u->field_id != field_id) : u->func != func)
             continue;
-        if (++u->calls > u->after)
-            hit = 1;
+        if (u->gpu >= 0 && u->gpu != gpu)
+            continue;
+        if (++u->calls > u->after && hit == NVML_SUCCESS)
+            hit = u->rc;
     }
     return hit;
+}
+
+nvmlReturn_t sim_field_fault(unsigned gpu, unsigned field_id)
+{
+    return fault_now((int)gpu, -1, 1, field_id);
 }
 
 /* The start of every query on GPU gpu: counts it, sleeps for latency or a
@@ -239,6 +252,8 @@ static int unsupported_now(int func, int is_field, unsigned field_id)
 static nvmlReturn_t begin_query(unsigned gpu, int func, long long *t_ns)
 {
     long long n = ++queries[gpu];
+    sim_stats_count(gpu, func);
+    nvmlReturn_t fault;
     long long delay = scenario.latency_us * 1000;
     for (size_t i = 0; i < scenario.n_stalls; i++)
         if (scenario.stalls[i].gpu == gpu && scenario.stalls[i].at_query == n)
@@ -246,8 +261,8 @@ static nvmlReturn_t begin_query(unsigned gpu, int func, long long *t_ns)
     nvmlReturn_t rc = NVML_SUCCESS;
     if (scenario.lost_after[gpu] >= 0 && n > scenario.lost_after[gpu])
         rc = NVML_ERROR_GPU_IS_LOST;
-    else if (unsupported_now(func, 0, 0))
-        rc = NVML_ERROR_NOT_SUPPORTED;
+    else if ((fault = fault_now((int)gpu, func, 0, 0)) != NVML_SUCCESS)
+        rc = fault;
     if (delay > 0 && virtual_time) {
         vclock_ns += delay;
     } else if (delay > 0) {
@@ -265,7 +280,7 @@ static nvmlReturn_t begin_query(unsigned gpu, int func, long long *t_ns)
 
 /* Validates init, handle and out pointer, then begins the query. Same lock
  * contract as begin_query; *gpu is the device's index. */
-static nvmlReturn_t device_query(nvmlDevice_t dev, const void *out, int func,
+nvmlReturn_t sim_device_query(nvmlDevice_t dev, const void *out, int func,
                                  unsigned *gpu, long long *t_ns)
 {
     pthread_mutex_lock(&lock);
@@ -293,8 +308,8 @@ static nvmlReturn_t device_count(unsigned int *count)
         rc = NVML_ERROR_UNINITIALIZED;
     else if (!count)
         rc = NVML_ERROR_INVALID_ARGUMENT;
-    else if (unsupported_now(SIM_FN_COUNT, 0, 0))
-        rc = NVML_ERROR_NOT_SUPPORTED;
+    else if ((rc = fault_now(-1, SIM_FN_COUNT, 0, 0)) != NVML_SUCCESS)
+        ;
     else
         *count = scenario.no_gpus ? 0 : scenario.gpus;
     pthread_mutex_unlock(&lock);
@@ -343,7 +358,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned 
 {
     unsigned gpu;
     long long t;
-    nvmlReturn_t rc = device_query(device, name, SIM_FN_NAME, &gpu, &t);
+    nvmlReturn_t rc = sim_device_query(device, name, SIM_FN_NAME, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
     size_t len = strlen(scenario.name);
@@ -356,7 +371,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned 
     return rc;
 }
 
-static unsigned int watts_to_mw(double w)
+unsigned int sim_watts_to_mw(double w)
 {
     return (unsigned int)floor(w * 1000.0 + 1e-6);
 }
@@ -365,10 +380,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *p
 {
     unsigned gpu;
     long long t;
-    nvmlReturn_t rc = device_query(device, power, SIM_FN_POWER, &gpu, &t);
+    nvmlReturn_t rc = sim_device_query(device, power, SIM_FN_POWER, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    *power = watts_to_mw(scenario.power_instant ? sensor_instant_w(&scenario, gpu, t)
+    *power = sim_watts_to_mw(scenario.power_instant ? sensor_instant_w(&scenario, gpu, t)
                                                 : sensor_average_w(&scenario, gpu, t));
     pthread_mutex_unlock(&lock);
     return NVML_SUCCESS;
@@ -378,7 +393,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtili
 {
     unsigned gpu;
     long long t;
-    nvmlReturn_t rc = device_query(device, utilization, SIM_FN_UTIL, &gpu, &t);
+    nvmlReturn_t rc = sim_device_query(device, utilization, SIM_FN_UTIL, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
     sensor_util(&scenario, gpu, t, &utilization->gpu, &utilization->memory);
@@ -390,7 +405,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *m
 {
     unsigned gpu;
     long long t;
-    nvmlReturn_t rc = device_query(device, memory, SIM_FN_MEMORY, &gpu, &t);
+    nvmlReturn_t rc = sim_device_query(device, memory, SIM_FN_MEMORY, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
     const struct sim_reading *r = timeline_reading_at(&scenario, gpu, t);
@@ -408,7 +423,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t 
     unsigned gpu;
     long long t;
     const void *out = type >= NVML_CLOCK_GRAPHICS && type <= NVML_CLOCK_MEM ? clock : NULL;
-    nvmlReturn_t rc = device_query(device, out, SIM_FN_CLOCK, &gpu, &t);
+    nvmlReturn_t rc = sim_device_query(device, out, SIM_FN_CLOCK, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
     *clock = type == NVML_CLOCK_MEM ? 2619 : timeline_reading_at(&scenario, gpu, t)->clock_mhz;
@@ -421,7 +436,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatur
 {
     unsigned gpu;
     long long t;
-    nvmlReturn_t rc = device_query(device, sensor == NVML_TEMPERATURE_GPU ? temp : NULL,
+    nvmlReturn_t rc = sim_device_query(device, sensor == NVML_TEMPERATURE_GPU ? temp : NULL,
                                    SIM_FN_TEMP, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
@@ -434,7 +449,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigne
 {
     unsigned gpu;
     long long t;
-    nvmlReturn_t rc = device_query(device, limit, SIM_FN_LIMIT, &gpu, &t);
+    nvmlReturn_t rc = sim_device_query(device, limit, SIM_FN_LIMIT, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
     *limit = scenario.power_limit_w * 1000u;
@@ -446,7 +461,7 @@ static nvmlReturn_t clock_reasons(nvmlDevice_t device, unsigned long long *reaso
 {
     unsigned gpu;
     long long t;
-    nvmlReturn_t rc = device_query(device, reasons, func, &gpu, &t);
+    nvmlReturn_t rc = sim_device_query(device, reasons, func, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
     *reasons = timeline_reading_at(&scenario, gpu, t)->reasons;
@@ -471,7 +486,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, uns
 {
     unsigned gpu;
     long long t;
-    nvmlReturn_t rc = device_query(device, energy, SIM_FN_ENERGY, &gpu, &t);
+    nvmlReturn_t rc = sim_device_query(device, energy, SIM_FN_ENERGY, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
     *energy = sensor_energy_counter_mj(&scenario, gpu, t);
@@ -479,38 +494,6 @@ EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, uns
     return NVML_SUCCESS;
 }
 
-/* Each field gets its own nvmlReturn: the call succeeds as a whole even when
- * a field is unknown or switched off, as the real library does. */
-EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
-                                             nvmlFieldValue_t *values)
-{
-    unsigned gpu;
-    long long t;
-    nvmlReturn_t rc = device_query(device, valuesCount >= 0 ? (const void *)values : NULL,
-                                   SIM_FN_FIELDS, &gpu, &t);
-    if (rc != NVML_SUCCESS)
-        return rc;
-    long long wall_us = now_wall_ns() / 1000; /* stamped at query time */
-    for (int i = 0; i < valuesCount; i++) {
-        nvmlFieldValue_t *v = &values[i];
-        v->timestamp = wall_us;
-        v->latencyUsec = 0;
-        v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-        v->value.ullVal = 0;
-        int known = v->fieldId == NVML_FI_DEV_POWER_INSTANT ||
-                    v->fieldId == NVML_FI_DEV_POWER_AVERAGE;
-        if (unsupported_now(-1, 1, v->fieldId) || !known) {
-            v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-            continue;
-        }
-        v->nvmlReturn = NVML_SUCCESS;
-        v->value.uiVal = watts_to_mw(v->fieldId == NVML_FI_DEV_POWER_INSTANT
-                                         ? sensor_instant_w(&scenario, gpu, t)
-                                         : sensor_average_w(&scenario, gpu, t));
-    }
-    pthread_mutex_unlock(&lock);
-    return NVML_SUCCESS;
-}
 #endif
 
 /* Test hooks, not part of NVML. Both need nvmlInit to have loaded a

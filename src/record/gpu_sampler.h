@@ -1,8 +1,32 @@
 /*
- * gpu_sampler.h — one set of readings from one GPU, taken through NVML.
+ * gpu_sampler.h — one set of readings from one GPU, taken through NVML, at
+ * as few driver calls per tick as the values need.
  *
- * Owns: which NVML call fills which reading, and what a failure means. A
- * reading the driver does not support (NVML_ERROR_NOT_SUPPORTED, or an
+ * Owns: which NVML call fills which reading, how often each is read, and
+ * what a failure means. On a real driver every call takes tens to hundreds
+ * of microseconds and serializes on the driver's lock, so the recorder must
+ * not spend a tick's worth of them per GPU:
+ *
+ *   every tick        one nvmlDeviceGetFieldValues call: energy (83),
+ *                     instant power (186), 1 s average power (185) and the
+ *                     throttle-time counters (74, 269, 270, 271), each with
+ *                     the driver's own timestamp and return code;
+ *   every MEDIUM_MS   utilization, SM clock, clock-event reasons (no field
+ *                     ids; utilization itself refreshes only every 1/6-1 s);
+ *   every SLOW_MS     temperature, memory used, power limit, P-state.
+ *
+ * Both periods are counted in scheduled ticks (round(period / interval),
+ * at least 1), from the first tick, which reads everything: which tick reads
+ * what does not depend on how late a tick ran, and a skipped tick counts.
+ *
+ * Between reads a value repeats its last reading (README: column
+ * freshness). A field the driver answers NOT_SUPPORTED is no longer asked
+ * for; the energy counter then comes from nvmlDeviceGetTotalEnergyConsumption
+ * and gpu_power_W from nvmlDeviceGetPowerUsage (field 185 does not exist
+ * before Ampere nor on GA100). Without nvmlDeviceGetFieldValues (old
+ * drivers) those two functions are called every tick.
+ *
+ * A reading the driver does not support (NVML_ERROR_NOT_SUPPORTED, or an
  * entry point the library does not export) is absent, never 0: the CSV cell
  * stays empty. NVML_ERROR_GPU_IS_LOST on any call means the GPU fell off
  * the bus; the caller ends the recording. Other errors leave the reading
@@ -15,17 +39,27 @@
 
 #include "nvml_loader.h"
 
+#define GPU_MEDIUM_MS 50     /* utilization, SM clock, reasons */
+#define GPU_SLOW_MS 1000     /* temperature, memory, limit, P-state */
+
 enum gpu_value {
-    GV_POWER_MW,          /* nvmlDeviceGetPowerUsage */
-    GV_UTIL_GPU,          /* nvmlDeviceGetUtilizationRates .gpu */
-    GV_UTIL_MEM,          /*   .memory */
-    GV_SM_CLOCK_MHZ,      /* nvmlDeviceGetClockInfo(NVML_CLOCK_SM) */
-    GV_TEMP_C,            /* nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU) */
-    GV_ENERGY_MJ,         /* nvmlDeviceGetTotalEnergyConsumption */
-    GV_POWER_INSTANT_MW,  /* nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_INSTANT) */
-    GV_MEM_USED_BYTES,    /* nvmlDeviceGetMemoryInfo .used */
-    GV_REASONS,           /* nvmlDeviceGetCurrentClocksEventReasons */
-    GV_POWER_LIMIT_MW,    /* nvmlDeviceGetEnforcedPowerLimit */
+    GV_POWER_MW,          /* field 185, else nvmlDeviceGetPowerUsage */
+    GV_UTIL_GPU,          /* nvmlDeviceGetUtilizationRates .gpu (medium) */
+    GV_UTIL_MEM,          /*   .memory (medium) */
+    GV_SM_CLOCK_MHZ,      /* nvmlDeviceGetClockInfo(NVML_CLOCK_SM) (medium) */
+    GV_TEMP_C,            /* nvmlDeviceGetTemperature, else ...TemperatureV (slow) */
+    GV_ENERGY_MJ,         /* field 83, else nvmlDeviceGetTotalEnergyConsumption */
+    GV_POWER_INSTANT_MW,  /* field 186 */
+    GV_MEM_USED_BYTES,    /* nvmlDeviceGetMemoryInfo .used (slow) */
+    GV_REASONS,           /* nvmlDeviceGetCurrentClocksEventReasons (medium) */
+    GV_POWER_LIMIT_MW,    /* nvmlDeviceGetEnforcedPowerLimit (slow) */
+    GV_ENERGY_TS_US,      /* field 83's timestamp: us since 1970, the driver's */
+    GV_POWER_INSTANT_TS_US, /* field 186's timestamp */
+    GV_PSTATE,            /* nvmlDeviceGetPerformanceState, 0..15 (slow) */
+    GV_THR_SW_POWER_NS,   /* field 74: cumulative ns held by the power cap */
+    GV_THR_SW_THERMAL_NS, /* field 269 */
+    GV_THR_HW_THERMAL_NS, /* field 270 */
+    GV_THR_HW_BRAKE_NS,   /* field 271 */
     GV_COUNT
 };
 
@@ -36,17 +70,33 @@ struct gpu_reading {
     unsigned long long v[GV_COUNT];
 };
 
+#define GPU_FIELD_MAX 8
+
 struct gpu_dev {
     unsigned index;
     nvmlDevice_t handle;
     unsigned warned;      /* bit per gpu_value already reported */
+    int64_t medium_every, slow_every; /* in ticks */
+    int64_t tick;         /* the tick being read: set by the caller before gpu_sample */
+    /* Field values still asked for each tick (NOT_SUPPORTED ones dropped). */
+    unsigned field_ids[GPU_FIELD_MAX];
+    int nfields;
+    int no_field_call;    /* the call itself is missing or unsupported */
+    int energy_by_func;   /* field 83 unsupported: nvmlDeviceGetTotalEnergyConsumption */
+    int power_by_func;    /* field 185 unsupported: nvmlDeviceGetPowerUsage */
+    int temp_by_v;        /* nvmlDeviceGetTemperature missing or DEPRECATED */
+    int64_t medium_at, slow_at; /* tick of the last medium / slow read; -1: never */
+    struct gpu_reading last;    /* the medium and slow values, repeated between reads */
 };
 
-/* Opens GPU index; returns its code (NVML_SUCCESS...). */
-nvmlReturn_t gpu_dev_open(const struct nvml_lib *lib, struct gpu_dev *dev, unsigned index);
+/* Opens GPU index; returns its code (NVML_SUCCESS...). interval_ms is the
+ * recording's tick, for the medium and slow periods. */
+nvmlReturn_t gpu_dev_open(const struct nvml_lib *lib, struct gpu_dev *dev, unsigned index,
+                          int interval_ms);
 
-/* Takes every reading. Returns NVML_SUCCESS, or NVML_ERROR_GPU_IS_LOST when
- * any query said so (the reading is then incomplete and not to be kept). */
+/* Takes every reading due. Returns NVML_SUCCESS, or NVML_ERROR_GPU_IS_LOST
+ * when any query said so (the reading is then incomplete and not to be
+ * kept). */
 nvmlReturn_t gpu_sample(const struct nvml_lib *lib, struct gpu_dev *dev, struct gpu_reading *r);
 
 static inline int gpu_has(const struct gpu_reading *r, enum gpu_value v)

@@ -26,6 +26,8 @@ enum {
     NVML_ERROR_LIBRARY_NOT_FOUND = 12,
     NVML_ERROR_FUNCTION_NOT_FOUND = 13,
     NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25, /* a versioned struct's version is wrong */
+    NVML_ERROR_DEPRECATED = 26,   /* e.g. nvmlDeviceGetTemperature on CUDA 13 drivers */
     NVML_ERROR_UNKNOWN = 999
 };
 
@@ -47,6 +49,19 @@ enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 
 typedef int nvmlTemperatureSensors_t;
 enum { NVML_TEMPERATURE_GPU = 0 };
+
+/* nvmlTemperature_v1_t for nvmlDeviceGetTemperatureV; version is
+ * NVML_STRUCT_VERSION(Temperature, 1): sizeof the struct | 1 << 24. */
+typedef struct nvmlTemperature_v1_st {
+    unsigned int version;
+    nvmlTemperatureSensors_t sensorType;
+    int temperature;
+} nvmlTemperature_v1_t;
+#define NVML_STRUCT_VERSION(data, ver) (unsigned int)(sizeof(nvml##data##_v##ver##_t) | ((ver) << 24U))
+#define nvmlTemperature_v1 NVML_STRUCT_VERSION(Temperature, 1)
+
+typedef int nvmlPstates_t;   /* 0 (NVML_PSTATE_0, fastest) .. 15; 32: unknown */
+enum { NVML_PSTATE_15 = 15, NVML_PSTATE_UNKNOWN = 32 };
 
 typedef int nvmlValueType_t;
 enum {
@@ -78,8 +93,16 @@ typedef struct nvmlFieldValue_st {
 } nvmlFieldValue_t;
 
 /* Field ids for nvmlDeviceGetFieldValues (nvml.h). */
+#define NVML_FI_DEV_PERF_POLICY_POWER 74 /* ns clocks were held down by the power cap
+                                            (= NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP) */
+#define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83 /* mJ since the driver was loaded */
 #define NVML_FI_DEV_POWER_AVERAGE 185 /* mW, 1 s average (Ampere and newer) */
 #define NVML_FI_DEV_POWER_INSTANT 186 /* mW, current power */
+/* ns of SW thermal, HW thermal and HW power-brake slowdown, as CUDA 13's
+ * nvml.h numbers them (r570's header had them at 251-253; see README). */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
 
 /* Clock-event ("throttle") reason bits, nvmlClocksEventReasons. */
 #define NVML_CLOCKS_EVENT_REASON_GPU_IDLE          0x0000000000000001ULL
@@ -109,5 +132,9 @@ typedef nvmlReturn_t (*nvml_device_memory_fn)(nvmlDevice_t, nvmlMemory_t *);
 typedef nvmlReturn_t (*nvml_device_clock_fn)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
 typedef nvmlReturn_t (*nvml_device_temperature_fn)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int *);
 typedef nvmlReturn_t (*nvml_device_field_values_fn)(nvmlDevice_t, int, nvmlFieldValue_t *);
+typedef nvmlReturn_t (*nvml_device_temperature_v_fn)(nvmlDevice_t, nvmlTemperature_v1_t *);
+    /* nvmlDeviceGetTemperatureV */
+typedef nvmlReturn_t (*nvml_device_pstate_fn)(nvmlDevice_t, nvmlPstates_t *);
+    /* nvmlDeviceGetPerformanceState */
 
 #endif

@@ -47,6 +47,8 @@ int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
     RESOLVE(clock_info, "nvmlDeviceGetClockInfo", NULL);
     RESOLVE(temperature, "nvmlDeviceGetTemperature", NULL);
     RESOLVE(field_values, "nvmlDeviceGetFieldValues", NULL);
+    RESOLVE(temperature_v, "nvmlDeviceGetTemperatureV", NULL);
+    RESOLVE(pstate, "nvmlDeviceGetPerformanceState", NULL);
 
     const char *missing = !lib->init ? "nvmlInit" :
                           !lib->shutdown ? "nvmlShutdown" :

@@ -36,6 +36,8 @@ struct nvml_lib {
     nvml_device_clock_fn clock_info;
     nvml_device_temperature_fn temperature;
     nvml_device_field_values_fn field_values;
+    nvml_device_temperature_v_fn temperature_v; /* CUDA 12.7+; the one left on CUDA 13 */
+    nvml_device_pstate_fn pstate;
     int initialized;
     int virtual_clock;                      /* the simulator's clock drives clock.h */
 };

@@ -172,12 +172,26 @@ static int open_nvml(struct recorder *r)
     unsigned idx[TRACE_MAX_GPUS];
     if (parse_gpu_spec(&r->nvml, r->o->gpu_spec, count, idx, &r->ngpu) != 0)
         return -1;
+    /* Under --gpu all a GPU this user may not query (NO_PERMISSION: another
+     * container's, or a restricted device node) is skipped with a warning;
+     * a GPU asked for by number is an error. */
+    int all = strcmp(r->o->gpu_spec, "all") == 0, n = 0;
     for (int i = 0; i < r->ngpu; i++) {
-        rc = gpu_dev_open(&r->nvml, &r->gpus[i], idx[i]);
+        rc = gpu_dev_open(&r->nvml, &r->gpus[n], idx[i], r->o->interval_ms);
+        if (rc == NVML_ERROR_NO_PERMISSION && all) {
+            diag_warn("GPU %u: %s; skipping it", idx[i], nvml_strerror(&r->nvml, rc));
+            continue;
+        }
         if (rc != NVML_SUCCESS) {
             diag_error("GPU %u: %s", idx[i], nvml_strerror(&r->nvml, rc));
             return -1;
         }
+        n++;
+    }
+    r->ngpu = n;
+    if (n == 0) {
+        diag_error("--gpu all: no GPU this user may query");
+        return -1;
     }
     return 0;
 }
@@ -332,6 +346,14 @@ static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
     if (gpu_has(g, GV_MEM_USED_BYTES))   trace_row_uint(row, COL_GPU_MEM_USED_MIB, g->v[GV_MEM_USED_BYTES] >> 20);
     if (gpu_has(g, GV_REASONS))          trace_row_hex64(row, COL_GPU_CLOCK_EVENT_REASONS, g->v[GV_REASONS]);
     if (gpu_has(g, GV_POWER_LIMIT_MW))   trace_row_milli(row, COL_GPU_POWER_LIMIT_W, g->v[GV_POWER_LIMIT_MW]);
+    if (gpu_has(g, GV_ENERGY_TS_US))     trace_row_uint(row, COL_GPU_ENERGY_TS_US, g->v[GV_ENERGY_TS_US]);
+    if (gpu_has(g, GV_POWER_INSTANT_TS_US))
+        trace_row_uint(row, COL_GPU_POWER_INSTANT_TS_US, g->v[GV_POWER_INSTANT_TS_US]);
+    if (gpu_has(g, GV_PSTATE))           trace_row_uint(row, COL_GPU_PSTATE, g->v[GV_PSTATE]);
+    if (gpu_has(g, GV_THR_SW_POWER_NS))  trace_row_uint(row, COL_GPU_THROTTLE_POWER_CAP_NS, g->v[GV_THR_SW_POWER_NS]);
+    if (gpu_has(g, GV_THR_SW_THERMAL_NS)) trace_row_uint(row, COL_GPU_THROTTLE_SW_THERMAL_NS, g->v[GV_THR_SW_THERMAL_NS]);
+    if (gpu_has(g, GV_THR_HW_THERMAL_NS)) trace_row_uint(row, COL_GPU_THROTTLE_HW_THERMAL_NS, g->v[GV_THR_HW_THERMAL_NS]);
+    if (gpu_has(g, GV_THR_HW_BRAKE_NS))  trace_row_uint(row, COL_GPU_THROTTLE_HW_BRAKE_NS, g->v[GV_THR_HW_BRAKE_NS]);
 }
 
 /* One tick. Returns 0, or the index+1 of a GPU that was lost.
@@ -364,6 +386,8 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
         if (r->have_tree)
             proc_tree_read(&r->tree, mono_ns(), &r->tree_cpu_ns, &r->tree_procs);
     }
+    for (int i = 0; i < r->ngpu; i++)
+        r->gpus[i].tick = tick;
     if (r->pool.n > 0) {
         gpu_pool_sample(&r->pool, rc);
     } else {

@@ -12,6 +12,9 @@ const char *const trace_column_names[COL_COUNT] = {
     "tick", "late_ns", "arrival_mono_ns", "proc_pid", "proc_cpu_ns",
     "proc_state", "mark_attrs",
     "proc_tree_cpu_ns", "proc_tree_procs", "proc_top_thread_cores", "proc_top_thread",
+    "gpu_energy_ts_us", "gpu_power_instant_ts_us", "gpu_pstate",
+    "gpu_throttle_power_cap_ns", "gpu_throttle_sw_thermal_ns",
+    "gpu_throttle_hw_thermal_ns", "gpu_throttle_hw_brake_ns",
 };
 
 int trace_column_by_name(const char *name)

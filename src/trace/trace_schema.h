@@ -47,6 +47,13 @@ enum trace_column {
     COL_PROC_TREE_PROCS,      /* processes alive in that tree */
     COL_PROC_TOP_THREAD_CORES, /* the tree's busiest thread since its previous reading, in cores */
     COL_PROC_TOP_THREAD,      /* that thread: "TID name" */
+    COL_GPU_ENERGY_TS_US,     /* the driver's timestamp of gpu_energy_mJ, us since 1970 */
+    COL_GPU_POWER_INSTANT_TS_US, /* the driver's timestamp of gpu_power_instant_W */
+    COL_GPU_PSTATE,           /* nvmlDeviceGetPerformanceState, 0 (fastest)..15 */
+    COL_GPU_THROTTLE_POWER_CAP_NS,   /* cumulative ns the clocks were held by the power cap */
+    COL_GPU_THROTTLE_SW_THERMAL_NS,  /* ... by SW thermal slowdown */
+    COL_GPU_THROTTLE_HW_THERMAL_NS,  /* ... by HW thermal slowdown */
+    COL_GPU_THROTTLE_HW_BRAKE_NS,    /* ... by HW power-brake slowdown */
     COL_COUNT
 };
 

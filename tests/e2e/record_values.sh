@@ -6,19 +6,29 @@
 
 # Checks every SAMPLE row of $1 whose time (ms since the scenario epoch $2)
 # is at least 20 ms away from a segment edge of demo.scn. Prints
-# "checked N bad M" and the first bad rows.
+# "checked N bad M" and the first bad rows. The fast values (field values)
+# must be the scenario's at the row's time; the medium ones (utilization,
+# SM clock, reasons: read every 50 ms) and the slow ones (temperature,
+# memory used: every 1000 ms) a value the scenario had within that age
+# (gpu_sampler.h), plus 5 ms for a late tick.
 check_demo_rows() {
   awk -F, -v epoch="$2" '
     NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     $c["row_type"] != "SAMPLE" { next }
     function overlap(a, b, lo, hi) { lo = a > 1000 ? a : 1000; hi = b < 1724 ? b : 1724; return hi > lo ? hi - lo : 0 }
+    # got is the busy or the idle value, and the scenario had it in [lo, hi]
+    function had(got, busyv, idlev, lo, hi) {
+      return (got == busyv && hi >= 1000 && lo < 1724) || (got == idlev && (lo < 1000 || hi >= 1724))
+    }
     {
       ms = ($c["t_mono_ns"] - epoch) / 1e6
       if (ms < 20 || (ms > 980 && ms < 1020) || (ms > 1700 && ms < 1745) || ms > 4480) next
       busy = ms >= 1000 && ms < 1724
-      want = busy ? "612.000,98,71,1980,52,74000,0x0000000000000000" : "75.000,0,0,345,45,70000,0x0000000000000001"
-      got = $c["gpu_power_instant_W"] "," $c["gpu_util_pct"] "," $c["gpu_mem_util_pct"] "," $c["gpu_sm_clock_MHz"] "," $c["gpu_temp_C"] "," $c["gpu_mem_used_MiB"] "," $c["gpu_clock_event_reasons"]
-      bad = got != want || $c["gpu_power_limit_W"] != "700.000"
+      bad = $c["gpu_power_instant_W"] != (busy ? "612.000" : "75.000") || $c["gpu_power_limit_W"] != "700.000"
+      m = $c["gpu_util_pct"] "," $c["gpu_mem_util_pct"] "," $c["gpu_sm_clock_MHz"] "," $c["gpu_clock_event_reasons"]
+      if (!had(m, "98,71,1980,0x0000000000000000", "0,0,345,0x0000000000000001", ms - 55, ms)) { bad = 1; why = " medium " m }
+      sl = $c["gpu_temp_C"] "," $c["gpu_mem_used_MiB"]
+      if (!had(sl, "52,74000", "45,70000", ms - 1005, ms)) { bad = 1; why = " slow " sl }
       # gpu_power_W: trailing 1 s average (time before 0 counted at 75 W)
       avg = 75 + 537 * overlap(ms - 1000, ms) / 1000
       d = $c["gpu_power_W"] - avg; if (d < 0) d = -d
@@ -30,6 +40,10 @@ check_demo_rows() {
         e = 1000000 + int(75 * t25 + 537 * overlap(0, t25))
         if ($c["gpu_energy_mJ"] != e) { bad = 1; why = " energy want " e }
       }
+      # the driver stamps both fields of one call alike, in us since 1970
+      if ($c["gpu_energy_ts_us"] == "" || $c["gpu_energy_ts_us"] != $c["gpu_power_instant_ts_us"]) { bad = 1; why = " timestamps" }
+      d = $c["gpu_energy_ts_us"] / 1000 - $c["t_wall_ns"] / 1e6; if (d < 0) d = -d
+      if (d > 50) { bad = 1; why = " timestamp far from t_wall_ns" }
       n++
       if (bad) { nbad++; if (nbad <= 3) printf "bad row at %.3f ms: %s%s\n", ms, $0, why }
       why = ""

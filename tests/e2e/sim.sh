@@ -26,8 +26,8 @@ line() { printf '%s\n' "$2" | sed -n "${1}p"; }
 "$S" builtin >builtin.scn
 check "built-in scenario is demo.scn byte for byte" cmp -s builtin.scn "$SCENARIOS/demo.scn"
 
-all_syms="nvmlInit_v2 nvmlInit nvmlShutdown nvmlErrorString nvmlDeviceGetCount_v2 nvmlDeviceGetCount nvmlDeviceGetHandleByIndex_v2 nvmlDeviceGetHandleByIndex nvmlDeviceGetName nvmlDeviceGetPowerUsage nvmlDeviceGetUtilizationRates nvmlDeviceGetMemoryInfo nvmlDeviceGetClockInfo nvmlDeviceGetTemperature nvmlDeviceGetTotalEnergyConsumption nvmlDeviceGetFieldValues nvmlDeviceGetEnforcedPowerLimit nvmlDeviceGetCurrentClocksEventReasons nvmlDeviceGetCurrentClocksThrottleReasons flinchsim_energy_J flinchsim_epoch_ns flinchsim_builtin_scenario flinchsim_vclock_now flinchsim_vclock_sleep_until"
-legacy_syms="nvmlInit nvmlShutdown nvmlErrorString nvmlDeviceGetCount nvmlDeviceGetHandleByIndex nvmlDeviceGetName nvmlDeviceGetPowerUsage nvmlDeviceGetUtilizationRates nvmlDeviceGetMemoryInfo nvmlDeviceGetClockInfo nvmlDeviceGetTemperature nvmlDeviceGetEnforcedPowerLimit nvmlDeviceGetCurrentClocksThrottleReasons flinchsim_energy_J flinchsim_epoch_ns flinchsim_builtin_scenario flinchsim_vclock_now flinchsim_vclock_sleep_until"
+all_syms="nvmlInit_v2 nvmlInit nvmlShutdown nvmlErrorString nvmlDeviceGetCount_v2 nvmlDeviceGetCount nvmlDeviceGetHandleByIndex_v2 nvmlDeviceGetHandleByIndex nvmlDeviceGetName nvmlDeviceGetPowerUsage nvmlDeviceGetUtilizationRates nvmlDeviceGetMemoryInfo nvmlDeviceGetClockInfo nvmlDeviceGetTemperature nvmlDeviceGetTotalEnergyConsumption nvmlDeviceGetFieldValues nvmlDeviceGetEnforcedPowerLimit nvmlDeviceGetCurrentClocksEventReasons nvmlDeviceGetCurrentClocksThrottleReasons nvmlDeviceGetTemperatureV nvmlDeviceGetPerformanceState flinchsim_energy_J flinchsim_epoch_ns flinchsim_builtin_scenario flinchsim_vclock_now flinchsim_vclock_sleep_until"
+legacy_syms="nvmlInit nvmlShutdown nvmlErrorString nvmlDeviceGetCount nvmlDeviceGetHandleByIndex nvmlDeviceGetName nvmlDeviceGetPowerUsage nvmlDeviceGetUtilizationRates nvmlDeviceGetMemoryInfo nvmlDeviceGetClockInfo nvmlDeviceGetTemperature nvmlDeviceGetEnforcedPowerLimit nvmlDeviceGetCurrentClocksThrottleReasons nvmlDeviceGetPerformanceState flinchsim_energy_J flinchsim_epoch_ns flinchsim_builtin_scenario flinchsim_vclock_now flinchsim_vclock_sleep_until"
 expect_eq "exports every NVML entry point (dlsym)" "$("$S" syms | tr '\n' ' ')" "$all_syms "
 expect_eq "legacy ABI: no _v2, energy, fields, EventReasons (dlsym)" \
   "$("$S" --lib "$LEGACY" syms | tr '\n' ' ')" "$legacy_syms "
@@ -261,7 +261,7 @@ perr "bad gpus" 'gpus 0\n' "flinch-sim: bad.scn:1: gpus: expected an integer 1..
 perr "at out of order" 'at 1000 power=1\nat 500 power=2\n' \
   "flinch-sim: bad.scn:2: at: time 500 is before the previous at (1000); at lines must be in time order"
 perr "unknown key" '\nat 0 pwr=3\n' \
-  "flinch-sim: bad.scn:2: at: unknown key 'pwr' (power, util, mem_util, clock, temp, mem_used, reasons)"
+  "flinch-sim: bad.scn:2: at: unknown key 'pwr' (power, util, mem_util, clock, temp, mem_used, reasons, pstate)"
 perr "bad value" 'at 0 util=101\n' "flinch-sim: bad.scn:1: at: util: expected an integer 0..100, got '101'"
 perr "unknown function" 'unsupported nvmlDeviceGetPower\n' \
   "flinch-sim: bad.scn:1: unsupported: unknown function 'nvmlDeviceGetPower'"

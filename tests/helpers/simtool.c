@@ -15,7 +15,8 @@
  * " us=N", the call's duration, under -T). --at MS sets FLINCH_SIM_EPOCH_NS
  * so that scenario time is MS now (what a test would do with `simtool now`,
  * one process fewer). Items:
- *   count name power util mem clock temp energy limit reasons throttle
+ *   count name power util mem clock temp tempv[:VERSION] pstate energy limit
+ *   reasons throttle
  *   fields:ID[,ID...] (one line per field)   fieldts (timestamp - now, us)
  *   gpu:N (switch GPU; gets its handle)      handle:N (GetHandleByIndex only)
  *   null (GetPowerUsage with a NULL pointer) badhandle (with a bogus handle)
@@ -201,6 +202,21 @@ static void one_item(const char *item)
         if (!missing(item, f != NULL, "nvmlDeviceGetTemperature") &&
             !failed(item, f(handle, NVML_TEMPERATURE_GPU, &c)))
             printf("temp %u", c);
+    } else if (strncmp(item, "tempv", 5) == 0 && (item[5] == 0 || item[5] == ':')) {
+        /* tempv: nvmlDeviceGetTemperatureV with nvml.h's version;
+         * tempv:N: with version N instead */
+        nvml_device_temperature_v_fn f = (nvml_device_temperature_v_fn)sym("nvmlDeviceGetTemperatureV");
+        nvmlTemperature_v1_t t;
+        memset(&t, 0, sizeof t);
+        t.version = item[5] ? (unsigned)strtoul(item + 6, NULL, 0) : nvmlTemperature_v1;
+        t.sensorType = NVML_TEMPERATURE_GPU;
+        if (!missing(item, f != NULL, "nvmlDeviceGetTemperatureV") && !failed(item, f(handle, &t)))
+            printf("tempv %d", t.temperature);
+    } else if (strcmp(item, "pstate") == 0) {
+        nvml_device_pstate_fn f = (nvml_device_pstate_fn)sym("nvmlDeviceGetPerformanceState");
+        nvmlPstates_t p = NVML_PSTATE_UNKNOWN;
+        if (!missing(item, f != NULL, "nvmlDeviceGetPerformanceState") && !failed(item, f(handle, &p)))
+            printf("pstate %d", p);
     } else if (strcmp(item, "energy") == 0) {
         ull_item(item, "nvmlDeviceGetTotalEnergyConsumption", 0);
     } else if (strcmp(item, "reasons") == 0) {
@@ -353,7 +369,8 @@ int main(int argc, char **argv)
             "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetClockInfo", "nvmlDeviceGetTemperature",
             "nvmlDeviceGetTotalEnergyConsumption", "nvmlDeviceGetFieldValues",
             "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetCurrentClocksEventReasons",
-            "nvmlDeviceGetCurrentClocksThrottleReasons",
+            "nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlDeviceGetTemperatureV",
+            "nvmlDeviceGetPerformanceState",
             "flinchsim_energy_J", "flinchsim_epoch_ns", "flinchsim_builtin_scenario",
             "flinchsim_vclock_now", "flinchsim_vclock_sleep_until",
         };

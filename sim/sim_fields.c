@@ -1,0 +1,144 @@
+/*
+ * sim_fields.c — the simulated NVML's field values and the newer
+ * single-reading entry points (nvmlDeviceGetTemperatureV,
+ * nvmlDeviceGetPerformanceState).
+ *
+ * Owns: which field ids the simulated GPU answers and how. Each field gets
+ * its own nvmlReturn: the call succeeds as a whole even when a field is
+ * unknown, switched off by a fault (`unsupported field:ID`, `error CODE
+ * field:ID`), or not on this GPU: field 185 (1 s average power) does not
+ * exist where the scenario plays a pre-Ampere GPU (`power_readout
+ * instant`), as on real hardware. The throttle-time counters are the
+ * integral of the time the matching clock-event reason bit was set.
+ */
+#include "sim_internal.h"
+
+#include <string.h>
+
+#define NS_PER_MS 1000000LL
+
+#ifndef SIM_LEGACY_ABI
+/* ns of [0, t_ns] (one pass of the timeline, t_ns >= 0) with a bit of
+ * mask set in the reasons. */
+static long long reason_ns_from_zero(const struct sim_timeline *tl, unsigned long long mask,
+                                     long long t_ns)
+{
+    long long total = 0;
+    for (size_t i = 0; i < tl->n; i++) {
+        long long a = tl->steps[i].t_ms * NS_PER_MS;
+        if (a >= t_ns)
+            break;
+        long long b = i + 1 < tl->n ? tl->steps[i + 1].t_ms * NS_PER_MS : t_ns;
+        if (b > t_ns)
+            b = t_ns;
+        if (tl->steps[i].r.reasons & mask)
+            total += b - a;
+    }
+    return total;
+}
+
+/* Cumulative ns with a bit of mask set, from scenario time 0 to t_ns. */
+static unsigned long long reason_ns(const struct sim_scenario *sc, unsigned gpu,
+                                    unsigned long long mask, long long t_ns)
+{
+    const struct sim_timeline *tl = &sc->gpu[gpu];
+    if (t_ns <= 0)
+        return 0;
+    if (sc->period_ms <= 0)
+        return (unsigned long long)reason_ns_from_zero(tl, mask, t_ns);
+    long long period_ns = sc->period_ms * NS_PER_MS;
+    long long whole = t_ns / period_ns;
+    return (unsigned long long)(whole * reason_ns_from_zero(tl, mask, period_ns) +
+                                reason_ns_from_zero(tl, mask, t_ns - whole * period_ns));
+}
+
+/* One field at scenario time t: its code, and its value in v. */
+static nvmlReturn_t field_at(unsigned gpu, long long t, nvmlFieldValue_t *v)
+{
+    const struct sim_scenario *sc = &sim_scn;
+    v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    switch (v->fieldId) {
+    case NVML_FI_DEV_POWER_INSTANT:
+        v->value.uiVal = sim_watts_to_mw(sensor_instant_w(sc, gpu, t));
+        return NVML_SUCCESS;
+    case NVML_FI_DEV_POWER_AVERAGE:
+        if (sc->power_instant)
+            return NVML_ERROR_NOT_SUPPORTED;
+        v->value.uiVal = sim_watts_to_mw(sensor_average_w(sc, gpu, t));
+        return NVML_SUCCESS;
+    case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
+        v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+        v->value.ullVal = sensor_energy_counter_mj(sc, gpu, t);
+        return NVML_SUCCESS;
+    case NVML_FI_DEV_PERF_POLICY_POWER:
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN:
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN:
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN: {
+        unsigned long long mask =
+            v->fieldId == NVML_FI_DEV_PERF_POLICY_POWER ? NVML_CLOCKS_EVENT_REASON_SW_POWER_CAP :
+            v->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN ? NVML_CLOCKS_EVENT_REASON_SW_THERMAL :
+            v->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN ? NVML_CLOCKS_EVENT_REASON_HW_THERMAL :
+            NVML_CLOCKS_EVENT_REASON_HW_POWER_BRAKE;
+        v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+        v->value.ullVal = reason_ns(sc, gpu, mask, t);
+        return NVML_SUCCESS;
+    }
+    default:
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
+                                             nvmlFieldValue_t *values)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = sim_device_query(device, valuesCount >= 0 ? (const void *)values : NULL,
+                                       SIM_FN_FIELDS, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    long long wall_us = sim_now_wall_ns() / 1000;
+    for (int i = 0; i < valuesCount; i++) {
+        nvmlFieldValue_t *v = &values[i];
+        v->timestamp = wall_us;
+        v->latencyUsec = 0;
+        memset(&v->value, 0, sizeof v->value);
+        nvmlReturn_t fault = sim_field_fault(gpu, v->fieldId);
+        v->nvmlReturn = field_at(gpu, t, v);
+        if (fault != NVML_SUCCESS) {
+            memset(&v->value, 0, sizeof v->value);
+            v->nvmlReturn = fault;
+        }
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return NVML_SUCCESS;
+}
+
+/* The struct's version must be nvml.h's nvmlTemperature_v1 (its size | 1 << 24). */
+EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_v1_t *temp)
+{
+    unsigned gpu;
+    long long t;
+    int ok = temp && temp->version == nvmlTemperature_v1 && temp->sensorType == NVML_TEMPERATURE_GPU;
+    if (temp && temp->version != nvmlTemperature_v1)
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    nvmlReturn_t rc = sim_device_query(device, ok ? temp : NULL, SIM_FN_TEMP_V, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    temp->temperature = (int)timeline_reading_at(&sim_scn, gpu, t)->temp_c;
+    pthread_mutex_unlock(&sim_lock);
+    return NVML_SUCCESS;
+}
+#endif
+
+EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pstate)
+{
+    unsigned gpu;
+    long long t;
+    nvmlReturn_t rc = sim_device_query(device, pstate, SIM_FN_PSTATE, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *pstate = (nvmlPstates_t)timeline_reading_at(&sim_scn, gpu, t)->pstate;
+    pthread_mutex_unlock(&sim_lock);
+    return NVML_SUCCESS;
+}
