@@ -108,9 +108,11 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
     g->cadence = malloc(sizeof *g->cadence);
     if (g->cadence)
         cadence_init(g->cadence);
+    g->hold_power = calloc(1, sizeof *g->hold_power);
+    g->hold_util = calloc(1, sizeof *g->hold_util);
     g->hist_instant = calloc(1, sizeof *g->hist_instant);
     g->hist_average = calloc(1, sizeof *g->hist_average);
-    if (!g->hist_instant || !g->hist_average || !g->cadence
+    if (!g->hist_instant || !g->hist_average || !g->cadence || !g->hold_power || !g->hold_util
         || est_init(&g->est, c->opt->ring_samples) != 0
         || integ_init(&g->ig, QG_N, kinds, c->opt->ring_samples) != 0) {
         diag_error("out of memory");
@@ -136,6 +138,8 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
         est_add(&g->est, r->t_mono_ns, r->v[COL_GPU_ENERGY_MJ]);
         cadence_add(g->cadence, r->t_mono_ns, (double[SENSOR_N]){
             r->v[COL_GPU_ENERGY_MJ], v[QG_INSTANT], v[QG_AVERAGE], v[QG_UTIL] });
+        partial_hold_add(g->hold_power, r->t_mono_ns, v[QG_INSTANT]);
+        partial_hold_add(g->hold_util, r->t_mono_ns, v[QG_UTIL]);
         power_hist_add(g->hist_instant, v[QG_INSTANT]);
         power_hist_add(g->hist_average, v[QG_AVERAGE]);
         if (!isnan(r->v[COL_GPU_POWER_LIMIT_W]))
@@ -157,7 +161,8 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
     double h[INTEG_MAX_Q];
     int any = 0;
     h[QH_CPU] = r->v[COL_HOST_CPU_BUSY_PCT];
-    h[QH_PROC] = r->v[COL_PROC_CPU_NS] / 1e9;
+    /* the traced process tree when the trace has it, else the process alone */
+    h[QH_PROC] = (isnan(r->v[COL_PROC_TREE_CPU_NS]) ? r->v[COL_PROC_CPU_NS] : r->v[COL_PROC_TREE_CPU_NS]) / 1e9;
     h[QH_RAPL_RAW] = c->n_rapl ? NAN : r->v[COL_RAPL_ENERGY_UJ] / 1e6;
     for (int k = 0; k < c->n_rapl; k++)
         h[QH_RAPL0 + k] = r->rapl_cum_uj[k] / 1e6;

@@ -121,6 +121,11 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         cad[s].power_refresh_ms = ci && !ci->at_most ? ci->period_s * 1e3 : NAN;
         cad[s].power_window_ms = NAN;
         cad[s].util_period_ms = cu && !cu->at_most ? cu->period_s * 1e3 : NAN;
+        /* too few changes to measure: the holds of partial readings (partial_hold.h) */
+        if (isnan(cad[s].power_refresh_ms) && !(ci && ci->at_most))
+            cad[s].power_refresh_ms = c->hold_power_ms[s];
+        if (isnan(cad[s].util_period_ms) && !(cu && cu->at_most))
+            cad[s].util_period_ms = c->hold_util_ms[s];
     }
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);
@@ -179,6 +184,8 @@ void finish_analysis(struct ctx *c)
         if (!isnan(c->opt->busy_w))
             busy[i] = c->opt->busy_w;
         step[i] = integ_counter_step_s(&g->ig);
+        c->hold_power_ms[i] = partial_hold_period_ms(g->hold_power);
+        c->hold_util_ms[i] = partial_hold_period_ms(g->hold_util);
         a->gpu_ids[i] = g->id;
         util_period[i] = cadence_get(g->cadence, SENSOR_UTIL).period_s;
         for (int s = 0; a->cadence && s < SENSOR_N; s++)
@@ -213,6 +220,8 @@ void free_ctx(struct ctx *c)
         free(c->gpu[s].cadence);
         free(c->gpu[s].hist_instant);
         free(c->gpu[s].hist_average);
+        free(c->gpu[s].hold_power);
+        free(c->gpu[s].hold_util);
         free(c->gpu[s].gaps.idx);
         free(c->gpu[s].gaps.gap);
         tape_free(&c->gpu[s].tape);

@@ -8,6 +8,7 @@
 #define FLINCH_ANALYSIS_INTERNAL_H
 
 #include "analysis.h"
+#include "partial_hold.h"
 #include "energy_estimator.h"
 #include "integrate.h"
 #include "tape.h"
@@ -34,6 +35,7 @@ struct gpu_stream {
     double power_limit_w;
     struct gap_stack gaps;         /* gaps that left the ring */
     struct tape tape;              /* gpu_sample: recent readings for the breakdown */
+    struct partial_hold *hold_power, *hold_util;  /* refresh periods from partial readings */
 };
 
 #define THREAD_NAMES_MAX 256
@@ -84,6 +86,7 @@ struct ctx {
     struct tape host_tape;         /* host_sample */
     char (*thread_names)[40];      /* proc_top_thread values seen, THREAD_NAMES_MAX at most */
     int nthread_names;
+    double hold_power_ms[ANALYSIS_MAX_GPUS], hold_util_ms[ANALYSIS_MAX_GPUS]; /* by sorted GPU */
     int64_t proc_exit_ns;          /* first row where the traced process was gone ('X'), or INT64_MAX */
     int seen_start, seen_end;
     long first_start_line, last_end_line;

@@ -217,11 +217,17 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
     for (long i = 0; i < n; i++)
         if (!isnan(smp[i].sm_clock_mhz) && smp[i].sm_clock_mhz > maxclock)
             maxclock = smp[i].sm_clock_mhz;
-    double pw_shift = nz(cad ? cad->power_refresh_ms : NAN) / 2 + nz(cad ? cad->power_window_ms : NAN) / 2;
-    double ut_shift = nz(cad ? cad->util_period_ms : NAN);   /* refresh + window of one period each */
-    double shift[SIG_N] = { pw_shift, ut_shift, 0, 0, 500, 0 };
-    sig[SIG_POWER].smear_ms = pw_shift;
-    sig[SIG_UTIL].smear_ms = ut_shift;
+    /* Power: the mean over a window W ending at the last refresh, every R:
+     * centred R/2 + W/2 before its stamp, anywhere within R of that (W, when
+     * unknown, is taken as at most R). Utilization: the busy fraction over
+     * the period R ending at the last refresh, busy at >= 50 %: the change
+     * lies R/2 before the refresh, R earlier than the stamp on average,
+     * within R/2. */
+    double pr = nz(cad ? cad->power_refresh_ms : NAN), pw = nz(cad ? cad->power_window_ms : NAN);
+    double ur = nz(cad ? cad->util_period_ms : NAN);
+    double shift[SIG_N] = { pr / 2 + pw / 2, ur, 0, 0, 500, 0 };
+    sig[SIG_POWER].smear_ms = isnan(cad ? cad->power_window_ms : NAN) ? pr : pr / 2 + pw / 2;
+    sig[SIG_UTIL].smear_ms = ur / 2;
     sig[SIG_AVERAGE].smear_ms = 500;
     int rc = 0;
     for (int k = 0; k < SIG_N && rc == 0; k++) {

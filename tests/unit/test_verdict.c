@@ -1,6 +1,7 @@
 /* test_verdict.c — verdict rules and thresholds, evidence text, levels
  * from the power histogram, uncertainty per source. */
 #include <math.h>
+#include <stdio.h>
 
 #include "check.h"
 #include "verdict.h"
@@ -107,8 +108,58 @@ static void test_levels_and_uncertainty(void)
     CHECK_NEAR(energy_uncertainty_j(&gpu, 3.0), 600 * 1.0, 1e-9);
 }
 
+/* A breakdown decides: the class holding >= 2/3, else mixed naming the
+ * parts in order; a window under the resolution is inconclusive; a thread
+ * at >= 0.9 of a core while no GPU computed is called a bottleneck. */
+static void set_breakdown(double wait_ms, double host_ms, double res_ms)
+{
+    setup(75, 0, 3, NAN);
+    win.bd.valid = 1;
+    win.bd.resolution_ms = res_ms;
+    win.bd.nseg = 0;
+    double t = 0;
+    if (wait_ms > 0) {
+        win.bd.seg[win.bd.nseg++] = (struct segment){ t, t + wait_ms, CLASS_WAITING };
+        t += wait_ms;
+    }
+    if (host_ms > 0)
+        win.bd.seg[win.bd.nseg++] = (struct segment){ t, t + host_ms, CLASS_HOST_CPU };
+    win.bd.ms[CLASS_WAITING] = wait_ms;
+    win.bd.ms[CLASS_HOST_CPU] = host_ms;
+    win.bd.ms[CLASS_COMPUTE] = 0;
+    win.duration_s = (wait_ms + host_ms) / 1e3;
+    win.top_thread_cores = NAN;
+}
+
+static void test_breakdown_verdict(void)
+{
+    struct analysis_options o;
+    analysis_default_options(&o);
+    set_breakdown(100, 624, 5);
+    win.top_thread_cores = 0.98;
+    snprintf(win.top_thread, sizeof win.top_thread, "4242 python3");
+    verdict_window(&o, &win);
+    CHECK(win.verdict == VERDICT_HOST_CPU);
+    CHECK(strncmp(win.evidence, "14% waiting (100 ms), then 86% host-cpu (624 ms), edges +-5 ms; power 75 W", 74) == 0);
+    CHECK(strstr(win.evidence, "; one thread '4242 python3' 0.98 of a core while no GPU computed: "
+                               "a single-thread (GIL-bound) bottleneck") != NULL);
+    set_breakdown(300, 424, 5);
+    verdict_window(&o, &win);
+    CHECK(win.verdict == VERDICT_MIXED);
+    CHECK(strncmp(win.evidence, "41% waiting (300 ms), then 59% host-cpu (424 ms)", 48) == 0);
+    CHECK(strstr(win.evidence, "thread") == NULL);
+    o.class_frac = 0.55;
+    verdict_window(&o, &win);
+    CHECK(win.verdict == VERDICT_HOST_CPU);
+    set_breakdown(40, 0, 50);                /* 40 ms against +-50 ms edges */
+    verdict_window(&o, &win);
+    CHECK(win.verdict == VERDICT_INCONCLUSIVE);
+    CHECK(strncmp(win.evidence, "the window (40 ms) is shorter than the breakdown's resolution (+-50 ms", 70) == 0);
+}
+
 int main(void)
 {
+    run_test("verdict: from the breakdown, mixed in order, resolution, busy thread", test_breakdown_verdict);
     run_test("verdict: compute, waiting, host-cpu, mixed and thresholds", test_rules);
     run_test("verdict: inconclusive, clock-event reasons in evidence", test_inconclusive_and_reasons);
     run_test("verdict: levels from the histogram, uncertainty per source", test_levels_and_uncertainty);
