@@ -109,7 +109,7 @@ static int merge_host(struct analysis *m, const struct analysis *a, int h)
         }
         w->flags |= x->flags;
     }
-    for (int k = 0; k < a->ngpu && m->ngpu < ANALYSIS_MAX_HOSTS * 16; k++) {
+    for (int k = 0; k < a->ngpu && m->ngpu < ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS; k++) {
         m->gpu_ids[m->ngpu] = a->gpu_ids[k];
         m->gpu_host[m->ngpu] = h;
         m->idle_w[m->ngpu] = a->idle_w[k];
@@ -213,11 +213,11 @@ int analysis_run_hosts(const struct analysis_options *o, struct host_trace *host
         }
         if (h == 0) {
             *out = a;
-            out->gpu_host = calloc(ANALYSIS_MAX_HOSTS * 16, sizeof *out->gpu_host);
-            int *ids = realloc(out->gpu_ids, sizeof *ids * ANALYSIS_MAX_HOSTS * 16);
-            double *iw = realloc(out->idle_w, sizeof *iw * ANALYSIS_MAX_HOSTS * 16);
-            double *bw = realloc(out->busy_w, sizeof *bw * ANALYSIS_MAX_HOSTS * 16);
-            const char **lo = realloc(out->level_origin, sizeof *lo * ANALYSIS_MAX_HOSTS * 16);
+            out->gpu_host = calloc(ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS, sizeof *out->gpu_host);
+            int *ids = realloc(out->gpu_ids, sizeof *ids * ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS);
+            double *iw = realloc(out->idle_w, sizeof *iw * ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS);
+            double *bw = realloc(out->busy_w, sizeof *bw * ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS);
+            const char **lo = realloc(out->level_origin, sizeof *lo * ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS);
             if (ids) out->gpu_ids = ids;
             if (iw) out->idle_w = iw;
             if (bw) out->busy_w = bw;

@@ -10,12 +10,13 @@
 #include "analysis.h"
 #include "partial_hold.h"
 #include "energy_estimator.h"
+#include "trace_limits.h"
 #include "integrate.h"
 #include "tape.h"
 #include "verdict.h"
 #include "windows.h"
 
-#define ANALYSIS_MAX_GPUS 16
+#define ANALYSIS_MAX_GPUS TRACE_MAX_GPUS
 #define LABELS_SEEN_MAX 32
 /* An edge still waiting for a quantity this long after its time gives up
  * on it (NAN): the column stopped being recorded. */

@@ -121,14 +121,28 @@ int host_trace_measure(struct host_trace *h, char *err, size_t errlen)
     return rc < 0 ? -1 : 0;
 }
 
+/* Times and offsets the reader accepts lie within +-TRACE_NS_MAX (2^62),
+ * but a mark from one host converted through another host's offset can
+ * leave that range; the result is clamped to it, so later differences of
+ * two times never overflow. A clamped mark lies far outside every trace:
+ * its window is reported as before the trace or incomplete. */
+static int64_t clamp_ns(int64_t a, int64_t b, int subtract)
+{
+    int64_t r;
+    int over = subtract ? __builtin_sub_overflow(a, b, &r) : __builtin_add_overflow(a, b, &r);
+    if (over)
+        return (subtract ? b < 0 : b > 0) ? TRACE_NS_MAX : -TRACE_NS_MAX;
+    return r > TRACE_NS_MAX ? TRACE_NS_MAX : r < -TRACE_NS_MAX ? -TRACE_NS_MAX : r;
+}
+
 int64_t host_shared_ns(const struct host_trace *h, int64_t t_mono_ns)
 {
-    return t_mono_ns + h->wall_offset_ns;
+    return clamp_ns(t_mono_ns, h->wall_offset_ns, 0);
 }
 
 int64_t host_mono_ns(const struct host_trace *h, int64_t shared_ns)
 {
-    return shared_ns - h->wall_offset_ns;
+    return clamp_ns(shared_ns, h->wall_offset_ns, 1);
 }
 
 int hosts_find(const struct host_trace *hosts, int n, const char *name, size_t len)

@@ -20,11 +20,10 @@ void power_hist_add(struct power_hist *h, double watts)
 {
     if (isnan(watts))
         return;
-    long b = (long)(watts * 2);
-    if (b < 0)
-        b = 0;
-    if (b >= POWER_HIST_BINS)
-        b = POWER_HIST_BINS - 1;
+    /* Clamp before converting: a double beyond long's range has no
+     * defined conversion (1e308 W used to land in the 0 W bin). */
+    double x = watts * 2;
+    long b = x < 0 ? 0 : x >= POWER_HIST_BINS ? POWER_HIST_BINS - 1 : (long)x;
     h->bin[b]++;
     h->n++;
 }

@@ -37,3 +37,21 @@ char *format_tick(double v, double step, char *buf, size_t n)
     snprintf(buf, n, "%.*f", decimals, v);
     return buf;
 }
+
+int axis_ticks(double lo, double hi, double step, double *out, int cap)
+{
+    int n = 0;
+    if (!(step > 0) || !isfinite(lo) || !isfinite(hi) || !isfinite(step))
+        return 0;
+    double first = nice_ceil(lo, step), limit = hi + fabs(hi) * 1e-12;
+    /* by index, not t += step: the sum can stop advancing */
+    for (long k = 0; n < cap; k++) {
+        double t = first + (double)k * step;
+        if (!(t <= limit))
+            break;
+        if (n > 0 && !(t > out[n - 1]))
+            break;                  /* below the doubles' resolution here */
+        out[n++] = t;
+    }
+    return n;
+}

@@ -11,12 +11,20 @@
 
 #include <stddef.h>
 
+#define AXIS_TICKS_MAX 512       /* more ticks than any picture's pixels / 40 */
+
 /* The smallest step of 1, 2 or 5 x 10^k that cuts SPAN into at most
  * MAX_TICKS intervals. SPAN <= 0 or not finite: 1. */
 double nice_tick_step(double span, int max_ticks);
 
 /* The smallest multiple of STEP that is >= V (an axis top). */
 double nice_ceil(double v, double step);
+
+/* The multiples of STEP in [LO, HI] (with a relative tolerance at HI), in
+ * increasing order, into OUT: at most CAP of them, and never two equal
+ * ones, so a loop over them ends whatever the span (an extreme zoom such as
+ * 1e17 .. 1e17 + 16 s, where t + step == t). Returns how many. */
+int axis_ticks(double lo, double hi, double step, double *out, int cap);
 
 /* Writes V with as many decimals as STEP needs (step 0.25 -> 2, 5 -> 0);
  * "-0" is written "0". Returns BUF. */

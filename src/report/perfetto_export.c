@@ -8,6 +8,7 @@
 #include "json_escape.h"
 #include "perfetto_export.h"
 #include "proc_rate.h"
+#include "trace_limits.h"
 #include "trace_reader.h"
 
 #define TID_COUNTERS 0
@@ -55,7 +56,13 @@ void perfetto_end(FILE *f)
 }
 
 static int host_pid(int h) { return 1000 * (h + 1); }
-static int gpu_pid(int h, int gpu) { return 1000 * (h + 1) + 1 + gpu; }
+/* GPU N of host h is pid 1000 (h+1) + 1 + N, as always, for N <= 998; the
+ * rare higher index (up to TRACE_MAX_GPU_INDEX) gets a pid above every
+ * host's range instead of colliding with the next host. */
+static int gpu_pid(int h, int gpu)
+{
+    return gpu <= 998 ? 1000 * (h + 1) + 1 + gpu : 1000000 + 1024 * h + gpu;
+}
 
 /* Microseconds with exactly 3 decimals, from integer nanoseconds. */
 static void write_ts(FILE *f, const char *key, int64_t ns)
@@ -117,9 +124,9 @@ static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
     for (int i = 0; i < *n; i++)
         if (t[i].id == id)
             return &t[i];
-    if (*n == 64 || id < 0 || id > PERFETTO_MAX_GPU_ID) {
-        diag_error("%s: gpu_index %d: at most 64 GPUs numbered 0..%d", hs[h].path, id,
-                   PERFETTO_MAX_GPU_ID);
+    if (*n == TRACE_MAX_GPUS || id < 0 || id > TRACE_MAX_GPU_INDEX) {
+        diag_error("%s: gpu_index %d: at most %d GPUs numbered 0..%d", hs[h].path, id,
+                   TRACE_MAX_GPUS, TRACE_MAX_GPU_INDEX);
         return NULL;
     }
     struct gpu_track *g = &t[(*n)++];
@@ -154,7 +161,7 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
         return EXIT_USAGE;
     }
     host_metadata(f, hs, h);
-    struct gpu_track tracks[64];
+    struct gpu_track tracks[TRACE_MAX_GPUS];
     int ntracks = 0, host_gpu = -2, seen_start = 0, seen_end = 0;
     double last_cpu = NAN, last_cores = NAN, cores;
     struct proc_rate rate;

@@ -26,8 +26,6 @@
 #include "analysis.h"
 #include "hosts.h"
 
-#define PERFETTO_MAX_GPU_ID 998
-
 /* Open and close the document; every event goes between. */
 void perfetto_begin(FILE *f);
 void perfetto_end(FILE *f);

@@ -77,7 +77,7 @@ static void add_mark(struct plot_data *d, double t, const char *label)
     struct plot_mark *m = &d->marks[i];
     if (m->count++ == 0) {
         m->t = t;
-        m->label = strdup(label);
+        m->label = strndup(label, MARK_LABEL_MAX);   /* a drawn label, bounded */
     }
 }
 

@@ -15,8 +15,9 @@
 #include <stdint.h>
 
 #include "downsample.h"
+#include "trace_limits.h"
 
-#define PLOT_MAX_GPUS 16
+#define PLOT_MAX_GPUS TRACE_MAX_GPUS
 
 struct plot_gpu {
     int id;                        /* gpu_index */

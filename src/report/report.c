@@ -11,6 +11,18 @@
 
 #define APPROX "\xe2\x89\x88"   /* the original's "≈" */
 
+/* A number as text, or "n/a" when it is unknown or not finite: the text
+ * report never prints nan or inf. NUM(fmt, v) uses a fresh buffer each time. */
+static const char *num_text(char *buf, size_t cap, const char *fmt, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, cap, fmt, v);
+    else
+        snprintf(buf, cap, "n/a");
+    return buf;
+}
+#define NUM(fmt, v) num_text((char[48]){ 0 }, 48, fmt, v)
+
 void window_flags_str(unsigned flags, char *buf, size_t cap)
 {
     static const struct { unsigned bit; const char *name; } names[] = {
@@ -42,21 +54,22 @@ static void source_note(const struct window *w, char *buf, size_t cap)
     switch (g->source) {
     case SOURCE_COUNTER:
         snprintf(buf + len, cap - len, "gpu_energy_mJ counter interpolated to the marks, "
-                 "+-%.3f J (counter step %.1f ms at the mean power)",
-                 w->uncertainty_j, g->counter_step_s * 1e3);
+                 "+-%s J (counter step %s ms at the mean power)",
+                 NUM("%.3f", w->uncertainty_j), NUM("%.1f", g->counter_step_s * 1e3));
         break;
     case SOURCE_ESTIMATE:
         snprintf(buf + len, cap - len, "gpu_energy_mJ counter on its update grid + step model at "
-                 "the edges, +-%.3f J (updates placed to +-%.1f ms, counter step %.1f ms)",
-                 w->uncertainty_j, g->knot_unc_s * 1e3, g->counter_step_s * 1e3);
+                 "the edges, +-%s J (updates placed to +-%s ms, counter step %s ms)",
+                 NUM("%.3f", w->uncertainty_j), NUM("%.1f", g->knot_unc_s * 1e3),
+                 NUM("%.1f", g->counter_step_s * 1e3));
         break;
     case SOURCE_INSTANT:
         snprintf(buf + len, cap - len, "trapezoid over gpu_power_instant_W with exact edges, "
-                 "+-%.3f J (max gap %.1f ms)", w->uncertainty_j, g->max_gap_s * 1e3);
+                 "+-%s J (max gap %s ms)", NUM("%.3f", w->uncertainty_j), NUM("%.1f", g->max_gap_s * 1e3));
         break;
     default:
         snprintf(buf + len, cap - len, "trapezoid over gpu_power_W, a 1 s average on Ampere+: "
-                 "+-%.3f J (1 s of the busy range)", w->uncertainty_j);
+                 "+-%s J (1 s of the busy range)", NUM("%.3f", w->uncertainty_j));
         break;
     }
 }
@@ -73,7 +86,7 @@ static void text_cadence(FILE *out, const struct analysis *a, int i, const char 
     fprintf(out, "sensors %s:", name);
     for (int s = 0; s < SENSOR_N; s++) {
         const struct cadence *cd = &a->cadence[i * SENSOR_N + s];
-        if (isnan(cd->period_s))
+        if (!isfinite(cd->period_s))
             fprintf(out, "%s %s %s", s ? "," : "", sensor_name((enum sensor_id)s),
                     cd->changes ? "?" : "-");
         else
@@ -110,12 +123,12 @@ static void text_compat(FILE *out, const struct window *w)
     char note[256];
     fprintf(out, "duration_s=%.6f\n", w->duration_s);
     source_note(w, note, sizeof note);
-    if (isnan(w->energy_j))
+    if (!isfinite(w->energy_j))
         fprintf(out, "gpu_energy_J" APPROX "(n/a)  # %s\n", note);
     else
         fprintf(out, "gpu_energy_J" APPROX "%.3f  # %s\n", w->energy_j, note);
     double u = window_util(w);
-    if (!isnan(u))
+    if (isfinite(u))
         fprintf(out, "avg_gpu_util_pct" APPROX "%.2f\n", u);
 }
 
@@ -127,8 +140,8 @@ static void text_breakdown(FILE *out, const char *indent, const struct breakdown
         return;
     fprintf(out, "%stime:", indent);
     for (int k = 0; k < CLASS_COUNT; k++)
-        fprintf(out, "%s %s %.1f ms (%.0f%%)", k ? "," : "", time_class_name((enum time_class)k),
-                bd->ms[k], 100 * bd->ms[k] / (dur_s * 1e3));
+        fprintf(out, "%s %s %s ms (%s%%)", k ? "," : "", time_class_name((enum time_class)k),
+                NUM("%.1f", bd->ms[k]), NUM("%.0f", 100 * bd->ms[k] / (dur_s * 1e3)));
     char seg[1024];
     fprintf(out, ", edges +-%.1f ms\n%ssegments: %s\n", bd->resolution_ms, indent,
             breakdown_segments_text(bd, 12, seg, sizeof seg));
@@ -143,31 +156,31 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
     for (int i = 0; i < w->ngpu; i++) {
         const struct window_gpu *g = &w->gpu[i];
         char name[96];
-        fprintf(out, "  %s: energy %.3f J +-%.3f (%s), mean power %.1f W, util %.1f%%, "
-                "%ld samples, max gap %.1f ms", gpu_name(a, g->host, g->gpu, name, sizeof name),
-                g->energy_j, g->uncertainty_j,
-                energy_source_name(g->source), g->mean_power_w, g->util_pct, g->samples,
-                g->max_gap_s * 1e3);
-        if (!isnan(g->power_limit_w))
+        fprintf(out, "  %s: energy %s J +-%s (%s), mean power %s W, util %s%%, "
+                "%ld samples, max gap %s ms", gpu_name(a, g->host, g->gpu, name, sizeof name),
+                NUM("%.3f", g->energy_j), NUM("%.3f", g->uncertainty_j),
+                energy_source_name(g->source), NUM("%.1f", g->mean_power_w),
+                NUM("%.1f", g->util_pct), g->samples, NUM("%.1f", g->max_gap_s * 1e3));
+        if (isfinite(g->power_limit_w))
             fprintf(out, ", power limit %.0f W", g->power_limit_w);
         fprintf(out, "\n");
         if (w->ngpu > 1)
             text_breakdown(out, "    ", &g->bd, w->duration_s);
     }
     if (w->ngpu > 1)
-        fprintf(out, "  all GPUs: energy %.3f J +-%.3f, mean power %.1f W\n", w->energy_j,
-                w->uncertainty_j, w->mean_power_w);
-    int host = !isnan(w->host_cpu_pct) || !isnan(w->proc_cores);
+        fprintf(out, "  all GPUs: energy %s J +-%s, mean power %s W\n", NUM("%.3f", w->energy_j),
+                NUM("%.3f", w->uncertainty_j), NUM("%.1f", w->mean_power_w));
+    int host = isfinite(w->host_cpu_pct) || isfinite(w->proc_cores);
     for (int k = 0; k < a->n_rapl; k++)
-        host |= !isnan(w->rapl_j[k]);
+        host |= isfinite(w->rapl_j[k]);
     if (host) {
         fprintf(out, "  host:");
-        if (!isnan(w->host_cpu_pct))
+        if (isfinite(w->host_cpu_pct))
             fprintf(out, " cpu busy %.1f%%", w->host_cpu_pct);
-        if (!isnan(w->proc_cores))
+        if (isfinite(w->proc_cores))
             fprintf(out, " process %.2f cores", w->proc_cores);
         for (int k = 0; k < a->n_rapl; k++)
-            if (!isnan(w->rapl_j[k]))
+            if (isfinite(w->rapl_j[k]))
                 fprintf(out, " rapl %s %.3f J", a->rapl_domain[k], w->rapl_j[k]);
         fprintf(out, "\n");
     }
@@ -180,13 +193,15 @@ static void text_summary(FILE *out, const struct analysis *a)
     fprintf(out, "windows=%ld unmatched_starts=%ld unmatched_ends=%ld\n", a->nwindows,
             a->unmatched_starts, a->unmatched_ends);
     const struct { const char *name; const struct stat_summary *s; const char *fmt; } rows[] = {
-        { "duration_s", &a->duration_s, "%s median=%.6f p90=%.6f p99=%.6f max=%.6f\n" },
-        { "energy_J", &a->energy_j, "%s median=%.3f p90=%.3f p99=%.3f max=%.3f\n" },
-        { "mean_power_W", &a->mean_power_w, "%s median=%.1f p90=%.1f p99=%.1f max=%.1f\n" },
+        { "duration_s", &a->duration_s, "%.6f" },
+        { "energy_J", &a->energy_j, "%.3f" },
+        { "mean_power_W", &a->mean_power_w, "%.1f" },
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        fprintf(out, rows[i].fmt, rows[i].name, rows[i].s->median, rows[i].s->p90, rows[i].s->p99,
-                rows[i].s->max);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *f = rows[i].fmt;
+        fprintf(out, "%s median=%s p90=%s p99=%s max=%s\n", rows[i].name, NUM(f, rows[i].s->median),
+                NUM(f, rows[i].s->p90), NUM(f, rows[i].s->p99), NUM(f, rows[i].s->max));
+    }
     fprintf(out, "verdict=%s  %s\n", verdict_name(a->verdict), a->evidence);
 }
 
@@ -205,11 +220,13 @@ static void text_table(FILE *out, const struct analysis *a)
         }
         const struct breakdown *bd = &w->bd;
         double nan = NAN;
-        fprintf(out, "%6ld %10.3f %12.6f %11.3f %9.3f %8.1f %6.1f %6.1f %7ld %8.1f %10.1f %10.1f %10.1f %s\n",
-                w->index, (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s, w->energy_j,
-                w->uncertainty_j, w->mean_power_w, window_util(w), w->host_cpu_pct, samples,
-                gap * 1e3, bd->valid ? bd->ms[CLASS_COMPUTE] : nan, bd->valid ? bd->ms[CLASS_HOST_CPU] : nan,
-                bd->valid ? bd->ms[CLASS_WAITING] : nan, verdict_name(w->verdict));
+        fprintf(out, "%6ld %10.3f %12.6f %11s %9s %8s %6s %6s %7ld %8s %10s %10s %10s %s\n",
+                w->index, (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s,
+                NUM("%.3f", w->energy_j), NUM("%.3f", w->uncertainty_j), NUM("%.1f", w->mean_power_w),
+                NUM("%.1f", window_util(w)), NUM("%.1f", w->host_cpu_pct), samples,
+                NUM("%.1f", gap * 1e3), NUM("%.1f", bd->valid ? bd->ms[CLASS_COMPUTE] : nan),
+                NUM("%.1f", bd->valid ? bd->ms[CLASS_HOST_CPU] : nan),
+                NUM("%.1f", bd->valid ? bd->ms[CLASS_WAITING] : nan), verdict_name(w->verdict));
         char seg[1024];
         if (bd->valid)
             fprintf(out, "%6s segments: %s (edges +-%.1f ms)\n", "",
@@ -235,9 +252,9 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
                 a->host_names[h], (long long)a->host_offset_ns[h]);
     for (int i = 0; i < a->ngpu; i++) {
         char name[96];
-        fprintf(out, "levels %s: idle %.1f W, busy %.1f W (%s)\n",
+        fprintf(out, "levels %s: idle %s W, busy %s W (%s)\n",
                 gpu_name(a, a->gpu_host ? a->gpu_host[i] : 0, a->gpu_ids[i], name, sizeof name),
-                a->idle_w[i], a->busy_w[i], a->level_origin[i]);
+                NUM("%.1f", a->idle_w[i]), NUM("%.1f", a->busy_w[i]), a->level_origin[i]);
         text_cadence(out, a, i, name);
     }
     if (ro->windows_table) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "csv_writer.h"
+#include "diag.h"
 #include "json_escape.h"
 #include "breakdown.h"
 #include "report.h"
@@ -144,13 +145,22 @@ void report_csv(FILE *out, const struct analysis *a)
     }
 }
 
+/* Infinite values written as null, reported once on stderr by report_json. */
+static long json_infinite;
+static const char *json_infinite_key;
+
+static void json_value(FILE *out, const char *key, const char *fmt, double v)
+{
+    if (json_write_number(out, fmt, v) != 0) {
+        json_infinite++;
+        json_infinite_key = key;
+    }
+}
+
 static void json_num(FILE *out, const char *key, const char *fmt, double v)
 {
     fprintf(out, ",\"%s\":", key);
-    if (isnan(v) || isinf(v))
-        fputs("null", out);
-    else
-        fprintf(out, fmt, v);
+    json_value(out, key, fmt, v);
 }
 
 /* ,"breakdown":{...},"segments":[...] (null and [] without one). */
@@ -172,15 +182,19 @@ static void json_breakdown(FILE *out, const struct breakdown *bd)
 static void json_stat(FILE *out, const char *key, const struct stat_summary *s)
 {
     fprintf(out, ",\"%s\":{\"median\":", key);
-    if (isnan(s->median)) {
-        fputs("null,\"p90\":null,\"p99\":null,\"max\":null}", out);
-        return;
-    }
-    fprintf(out, "%.9g,\"p90\":%.9g,\"p99\":%.9g,\"max\":%.9g}", s->median, s->p90, s->p99, s->max);
+    json_value(out, key, "%.9g", s->median);
+    fputs(",\"p90\":", out);
+    json_value(out, key, "%.9g", s->p90);
+    fputs(",\"p99\":", out);
+    json_value(out, key, "%.9g", s->p99);
+    fputs(",\"max\":", out);
+    json_value(out, key, "%.9g", s->max);
+    fputc('}', out);
 }
 
 void report_json(FILE *out, const struct analysis *a)
 {
+    json_infinite = 0;
     fputs("{\"trace\":", out);
     json_write_string(out, a->path);
     fputs(",\"hosts\":[", out);
@@ -235,10 +249,7 @@ void report_json(FILE *out, const struct analysis *a)
                 fputc(',', out);
             json_write_string(out, a->rapl_domain[k]);
             fputc(':', out);
-            if (isnan(w->rapl_j[k]))
-                fputs("null", out);
-            else
-                fprintf(out, "%.6f", w->rapl_j[k]);
+            json_value(out, "rapl_J", "%.6f", w->rapl_j[k]);
         }
         fputs("},\"flags\":", out);
         json_write_string(out, flags);
@@ -297,4 +308,7 @@ void report_json(FILE *out, const struct analysis *a)
     fputs(",\"evidence\":", out);
     json_write_string(out, a->evidence);
     fputs("}}\n", out);
+    if (json_infinite)
+        diag_warn("%ld infinite value%s (first: %s) written as null: JSON has no infinity",
+                  json_infinite, json_infinite == 1 ? "" : "s", json_infinite_key);
 }

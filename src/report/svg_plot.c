@@ -99,22 +99,25 @@ static void draw_panel_frame(struct page *p, const struct panel *pn, double tste
 {
     char buf[64];
     FILE *f = p->f;
+    double ys[AXIS_TICKS_MAX], ts[AXIS_TICKS_MAX];
+    int ny = axis_ticks(0, pn->ymax * (1 + 1e-9), pn->ystep, ys, AXIS_TICKS_MAX);
+    int nt = axis_ticks(p->d->from_s, p->d->to_s, tstep, ts, AXIS_TICKS_MAX);
     svg_rect(f, p->left, pn->top, p->right - p->left, pn->height, "panel", NULL, NULL);
     svg_group_begin(f, "grid");
-    for (double v = pn->ystep; v < pn->ymax * (1 + 1e-9); v += pn->ystep)
-        svg_line(f, p->left, y_of(pn, v), p->right, y_of(pn, v), NULL, NULL);
-    double t = nice_ceil(p->d->from_s, tstep);
-    for (; t <= p->d->to_s * (1 + 1e-12); t += tstep)
-        svg_line(f, x_of(p, t), pn->top, x_of(p, t), pn->top + pn->height, NULL, NULL);
+    for (int i = 0; i < ny; i++)
+        if (ys[i] > 0)
+            svg_line(f, p->left, y_of(pn, ys[i]), p->right, y_of(pn, ys[i]), NULL, NULL);
+    for (int i = 0; i < nt; i++)
+        svg_line(f, x_of(p, ts[i]), pn->top, x_of(p, ts[i]), pn->top + pn->height, NULL, NULL);
     svg_group_end(f);
-    for (double v = 0; v < pn->ymax * (1 + 1e-9) + pn->ystep * 1e-9; v += pn->ystep)
-        svg_text(f, p->left - 6, y_of(pn, v) + 4, "end", NULL, 0, format_tick(v, pn->ystep, buf, sizeof buf));
+    for (int i = 0; i < ny; i++)
+        svg_text(f, p->left - 6, y_of(pn, ys[i]) + 4, "end", NULL, 0, format_tick(ys[i], pn->ystep, buf, sizeof buf));
     svg_text(f, 18, pn->top + pn->height / 2, "middle", "ptitle", -90, pn->title);
     if (!last)
         return;
     double y = pn->top + pn->height;
-    for (t = nice_ceil(p->d->from_s, tstep); t <= p->d->to_s * (1 + 1e-12); t += tstep)
-        svg_text(f, x_of(p, t), y + 16, "middle", NULL, 0, format_tick(t, tstep, buf, sizeof buf));
+    for (int i = 0; i < nt; i++)
+        svg_text(f, x_of(p, ts[i]), y + 16, "middle", NULL, 0, format_tick(ts[i], tstep, buf, sizeof buf));
     svg_text(f, (p->left + p->right) / 2, y + 36, "middle", "ptitle", 0,
              "time since the trace's first row (s)");
 }
@@ -146,13 +149,19 @@ static void draw_segments(struct page *p, const struct window *w, double t0)
 
 /* Windows from the analysis, shaded across every panel. A day-long trace
  * may hold more windows than pixels: a window narrower than a pixel is
- * skipped when the previous one already covers its column. */
+ * skipped when the previous one already covers its column, and at most one
+ * window starts in each pixel column (overlapping windows), so the SVG's
+ * size is bounded by its width whatever the trace holds. */
 static void draw_windows(struct page *p, const struct analysis *a, int *present)
 {
     if (!a)
         return;
     FILE *f = p->f;
     double last_x1 = -1;
+    long ncols = (long)(p->right - p->left) + 2;
+    unsigned char *started = calloc((size_t)ncols, 1);
+    if (!started)
+        return;
     svg_group_begin(f, "windows");
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -167,6 +176,11 @@ static void draw_windows(struct page *p, const struct analysis *a, int *present)
                 continue;
             x1 = x0 + 1;
         }
+        long col = (long)(x0 - p->left);
+        col = col < 0 ? 0 : col >= ncols ? ncols - 1 : col;
+        if (started[col])
+            continue;
+        started[col] = 1;
         last_x1 = x1;
         present[w->verdict] = 1;
         char energy[64], tip[EVIDENCE_MAX + 3 * MARK_LABEL_MAX];
@@ -185,6 +199,7 @@ static void draw_windows(struct page *p, const struct analysis *a, int *present)
         draw_segments(p, w, t0);
     }
     svg_group_end(f);
+    free(started);
 }
 
 /* MARK lines, with labels in a two-row lane above the panels; a label that

@@ -111,11 +111,12 @@ static int add_field(struct csv_reader *r, char *start, size_t len)
  * terminating '\n' (outside quotes), or r->end when the data ran out.
  * Sets *quoted when the record holds a quote and *newlines to the number of
  * newlines inside quoted fields. */
-static size_t record_end(const struct csv_reader *r, int *quoted, long *newlines, int *inq_at_end)
+static size_t record_end(const struct csv_reader *r, size_t limit, int *quoted, long *newlines,
+                         int *inq_at_end)
 {
     const char *b = r->buf;
-    const char *nl = memchr(b + r->pos, '\n', r->end - r->pos);
-    size_t stop = nl ? (size_t)(nl - b) : r->end;
+    const char *nl = memchr(b + r->pos, '\n', limit - r->pos);
+    size_t stop = nl ? (size_t)(nl - b) : limit;
     *newlines = 0;
     *inq_at_end = 0;
     if (!memchr(b + r->pos, '"', stop - r->pos)) {
@@ -128,7 +129,7 @@ static size_t record_end(const struct csv_reader *r, int *quoted, long *newlines
      * in an unquoted cell must not swallow the rest of the file). A quote
      * right after the closing one is an escaped "" and reopens. */
     int inq = 0, at_start = 1, after_close = 0;
-    for (size_t i = r->pos; i < r->end; i++) {
+    for (size_t i = r->pos; i < limit; i++) {
         char c = b[i];
         if (inq) {
             if (c == '"') {
@@ -147,7 +148,7 @@ static size_t record_end(const struct csv_reader *r, int *quoted, long *newlines
         after_close = 0;
     }
     *inq_at_end = inq;
-    return r->end;
+    return limit;
 }
 
 /* A byte loop, not memchr per field: trace cells are a few bytes long and
@@ -206,25 +207,42 @@ int csv_next(struct csv_reader *r)
     long newlines;
     size_t stop;
     for (;;) {
-        stop = record_end(r, &quoted, &newlines, &inq);
+        stop = record_end(r, r->end, &quoted, &newlines, &inq);
+        if (stop - r->pos > (size_t)CSV_ROW_MAX) {
+            /* Too long, whether complete or not. What is said about it
+             * comes from its first CSV_ROW_MAX + 1 bytes only, so the
+             * answer is the same however the file arrives in reads. */
+            record_end(r, r->pos + (size_t)CSV_ROW_MAX + 1, &quoted, &newlines, &inq);
+            r->line = r->next_line;
+            r->err = CSV_ERR_ROW_TOO_LONG;
+            r->in_quote_at_cut = inq;
+            r->quoted_newlines = newlines;
+            errno = EFBIG;
+            return -1;
+        }
         if (stop < r->end || r->eof)
             break;
-        if (fill(r) < 0)
+        if (fill(r) < 0) {
+            r->err = CSV_ERR_IO;
             return -1;
+        }
     }
     if (r->pos == r->end)
         return 0;
     r->nfields = 0;
     r->line = r->next_line;
     r->next_line += 1 + newlines;
+    r->quoted_newlines = newlines;
     r->no_newline = stop == r->end;
     r->open_quote = r->no_newline && inq;
+    r->has_nul = memchr(r->buf + r->pos, '\0', stop - r->pos) != NULL;
     char *s = r->buf + r->pos, *e = r->buf + stop;
     r->pos = r->no_newline ? stop : stop + 1;
     if (e > s && e[-1] == '\r' && !(r->open_quote))
         e--;
     int rc = quoted ? split_quoted(r, s, e) : split_plain(r, s, e);
     if (rc != 0) {
+        r->err = CSV_ERR_IO;
         errno = ENOMEM;
         return -1;
     }

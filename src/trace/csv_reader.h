@@ -8,11 +8,23 @@
  * fields may hold commas, quotes and newlines. The last record of a file may
  * lack its newline (a writer that was killed): it is still returned, with
  * no_newline set, so the caller can decide whether it is complete.
+ *
+ * Bounded: a record longer than CSV_ROW_MAX bytes (1 MiB; a 2 GB line of
+ * NULs) is not buffered whole: csv_next() fails with err CSV_ERR_ROW_TOO_LONG
+ * and line set to where it starts, so memory stays about 2 x CSV_ROW_MAX.
  */
 #ifndef FLINCH_CSV_READER_H
 #define FLINCH_CSV_READER_H
 
 #include <stddef.h>
+
+/* Longest record read, in bytes without its newline. Overridable so the
+ * fuzzer (tests/fuzz) reaches it with short inputs. */
+#ifndef CSV_ROW_MAX
+#define CSV_ROW_MAX (1L << 20)
+#endif
+
+enum csv_error { CSV_ERR_NONE, CSV_ERR_IO, CSV_ERR_ROW_TOO_LONG };
 
 struct csv_reader {
     const char *path;     /* for messages; "-" reads stdin */
@@ -22,6 +34,11 @@ struct csv_reader {
     size_t *field_len;    /* its length in bytes */
     int no_newline;       /* current record ended at end of file without a newline */
     int open_quote;       /* ... and inside an unterminated quoted field */
+    long quoted_newlines; /* newlines inside quoted fields of this record (it
+                             spans lines line .. line + quoted_newlines) */
+    int has_nul;          /* the record holds a NUL byte (fields are cut there) */
+    enum csv_error err;   /* why csv_next() returned -1 */
+    int in_quote_at_cut;  /* CSV_ERR_ROW_TOO_LONG: the cut fell inside quotes */
     /* private */
     int fd;
     char *buf;
@@ -33,7 +50,9 @@ struct csv_reader {
 
 /* 0, or -1 with errno set (the file could not be opened / no memory). */
 int csv_open(struct csv_reader *r, const char *path);
-/* Reads the next record: 1, 0 at end of file, -1 on a read error (errno). */
+/* Reads the next record: 1, 0 at end of file, -1 on a read error (err
+ * CSV_ERR_IO, errno set) or a record over CSV_ROW_MAX (CSV_ERR_ROW_TOO_LONG,
+ * line: where it starts). */
 int csv_next(struct csv_reader *r);
 void csv_close(struct csv_reader *r);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "trace_limits.h"
 #include "trace_reader.h"
 
 static const double pow10_exact[] = {
@@ -98,7 +99,7 @@ static int parse_double_careful(const char *s, size_t len, double *out)
     memcpy(tmp, s, len);
     tmp[len] = '\0';
     *out = strtod(tmp, NULL);
-    return 0;
+    return isfinite(*out) ? 0 : -2;    /* "1e999": the grammar's only way to infinity */
 }
 
 /* The hot path: "612.345", "98", "1790000010000000000" — at most 19 digits,
@@ -162,6 +163,11 @@ static int parse_int64(const char *s, size_t len, int64_t *out)
     return 0;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define TRACE_NS_MAX_TEXT "4611686018427387903"
+#define TRACE_MAX_GPU_INDEX_TEXT STR(TRACE_MAX_GPU_INDEX)
+
 static int fail(struct trace_reader *tr, long line, const char *fmt, const char *a, const char *b)
 {
     char msg[TRACE_ERROR_MAX - 64];
@@ -180,12 +186,41 @@ static const char *quote_cell(const char *s, char *buf, size_t cap)
     return buf;
 }
 
+/* csv_next() failed: the reason, with the line where it applies. */
+static int csv_failure(struct trace_reader *tr)
+{
+    const struct csv_reader *csv = &tr->csv;
+    char a[160];
+    if (csv->err != CSV_ERR_ROW_TOO_LONG)
+        return fail(tr, 0, "read error: %s%s", strerror(errno), "");
+    if (csv->in_quote_at_cut && csv->quoted_newlines > 0) {
+        snprintf(a, sizeof a, "%ld bytes (%ld lines)", (long)CSV_ROW_MAX, csv->quoted_newlines + 1);
+        return fail(tr, csv->line, "a quoted cell opened on this line is not closed within %s: "
+                    "a stray '\"'?%s", a, "");
+    }
+    snprintf(a, sizeof a, "%ld", (long)CSV_ROW_MAX);
+    return fail(tr, csv->line, "row longer than %s bytes without a newline: not a trace row "
+                "(a corrupt file, or NULs from a crash?)%s", a, "");
+}
+
 int trace_reader_has(const struct trace_reader *tr, enum trace_column c)
 {
     return tr->col[c] >= 0;
 }
 
+static int open_header(struct trace_reader *tr, const char *path);
+
+/* On failure everything is already released (closing again is harmless),
+ * so a caller that returns at once leaks nothing. */
 int trace_reader_open(struct trace_reader *tr, const char *path)
+{
+    if (open_header(tr, path) == 0)
+        return 0;
+    trace_reader_close(tr);
+    return -1;
+}
+
+static int open_header(struct trace_reader *tr, const char *path)
 {
     memset(tr, 0, sizeof *tr);
     tr->path = path;
@@ -195,9 +230,15 @@ int trace_reader_open(struct trace_reader *tr, const char *path)
         return fail(tr, 0, "cannot open: %s%s", strerror(errno), "");
     int rc = csv_next(&tr->csv);
     if (rc < 0)
-        return fail(tr, 0, "read error: %s%s", strerror(errno), "");
+        return csv_failure(tr);
     if (rc == 0)
         return fail(tr, 0, "empty file, not a trace (no header line)%s%s", "", "");
+    /* A UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is not part
+     * of the first column's name. */
+    if (tr->csv.field_len[0] >= 3 && memcmp(tr->csv.field[0], "\xEF\xBB\xBF", 3) == 0) {
+        tr->csv.field[0] += 3;
+        tr->csv.field_len[0] -= 3;
+    }
     tr->ncols = tr->csv.nfields;
     for (int i = 0; i < tr->csv.nfields; i++) {
         const char *name = tr->csv.field[i];
@@ -285,6 +326,26 @@ static int parse_reasons(const char *s, size_t n, unsigned long long *bits)
     return errno || *end || end == s || *s == '-' ? -1 : 0;
 }
 
+/* One numeric cell: a number, finite, within the column's range. */
+static int parse_number(struct trace_reader *tr, long line, const char *column, const char *s,
+                        size_t n, struct trace_column_range range, double *out)
+{
+    char cellbuf[64], msg[160];
+    int rc = trace_parse_double(s, n, out);
+    if (rc == -1)
+        return fail(tr, line, "column %s: not a number: '%s'", column,
+                    quote_cell(s, cellbuf, sizeof cellbuf));
+    if (rc == -2)
+        return fail(tr, line, "column %s: not a finite number: '%s'", column,
+                    quote_cell(s, cellbuf, sizeof cellbuf));
+    if (range.hi > range.lo && (*out < range.lo || *out > range.hi)) {
+        snprintf(msg, sizeof msg, "%s' is out of range (%.17g .. %.17g)",
+                 quote_cell(s, cellbuf, sizeof cellbuf), range.lo, range.hi);
+        return fail(tr, line, "column %s: '%s", column, msg);
+    }
+    return 0;
+}
+
 static int parse_cells(struct trace_reader *tr, struct trace_row *row)
 {
     struct csv_reader *csv = &tr->csv;
@@ -306,20 +367,21 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
                             quote_cell(s, cellbuf, sizeof cellbuf), "");
             row->clock_event_reasons = bits;
             row->v[c] = (double)bits;
-        } else if (trace_parse_double(s, n, &row->v[c]) != 0) {
-            return fail(tr, row->line, "column %s: not a number: '%s'", trace_column_names[c],
-                        quote_cell(s, cellbuf, sizeof cellbuf));
+        } else if (parse_number(tr, row->line, trace_column_names[c], s, n, trace_column_ranges[c],
+                                &row->v[c]) != 0) {
+            return -1;
         }
     }
+    static const struct trace_column_range rapl_range = { 0, TRACE_COUNTER_MAX };
     for (int k = 0; k < tr->n_rapl; k++) {
         int i = tr->rapl_col[k];
         row->rapl_cum_uj[k] = NAN;
-        if (csv->field_len[i] && trace_parse_double(csv->field[i], csv->field_len[i],
-                                                    &row->rapl_cum_uj[k]) != 0) {
+        if (csv->field_len[i]) {
             char name[80];
             snprintf(name, sizeof name, "%s%s", RAPL_CUM_PREFIX, tr->rapl_domain[k]);
-            return fail(tr, row->line, "column %s: not a number: '%s'", name,
-                        quote_cell(csv->field[i], cellbuf, sizeof cellbuf));
+            if (parse_number(tr, row->line, name, csv->field[i], csv->field_len[i], rapl_range,
+                             &row->rapl_cum_uj[k]) != 0)
+                return -1;
         }
     }
     return 0;
@@ -332,11 +394,19 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
     for (;;) {
         int rc = csv_next(csv);
         if (rc < 0)
-            return fail(tr, 0, "read error: %s%s", strerror(errno), "");
+            return csv_failure(tr);
         if (rc == 0)
             return 0;
+        if (csv->has_nul)
+            return fail(tr, csv->line, "NUL bytes in the row: not trace text (a file cut short by a "
+                        "crash or power loss?)%s%s", "", "");
         if (csv->nfields == 1 && csv->field_len[0] == 0)
             continue;                       /* blank line */
+        if (csv->open_quote && csv->quoted_newlines > 0) {
+            /* Not a cut-off last line: a stray quote swallowed the rows after it. */
+            return fail(tr, csv->line, "a quoted cell opened on this line is never closed: every "
+                        "line after it, to the end of the file, would be part of that cell%s%s", "", "");
+        }
         if (csv->no_newline && (csv->nfields < tr->ncols || csv->open_quote)) {
             tr->truncated_last_line = 1;
             diag_warn("%s:%ld: truncated last line ignored (%d of %d cells, no newline)",
@@ -347,9 +417,13 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
     }
     row->line = csv->line;
     if (csv->nfields != tr->ncols) {
-        char a[32], b[32];
+        char a[32], b[96];
         snprintf(a, sizeof a, "%d", csv->nfields);
-        snprintf(b, sizeof b, "%d", tr->ncols);
+        if (csv->quoted_newlines > 0)
+            snprintf(b, sizeof b, "%d (the row runs over %ld lines through a quoted cell: a stray "
+                     "'\"'?)", tr->ncols, csv->quoted_newlines + 1);
+        else
+            snprintf(b, sizeof b, "%d", tr->ncols);
         return fail(tr, row->line, "%s cells where the header has %s", a, b);
     }
     const char *type = csv->field[tr->col[COL_ROW_TYPE]];
@@ -367,6 +441,9 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
     if (parse_int64(csv->field[i], csv->field_len[i], &row->t_mono_ns) != 0)
         return fail(tr, row->line, "column t_mono_ns: not an integer: '%s'%s",
                     quote_cell(csv->field[i], cellbuf, sizeof cellbuf), "");
+    if (row->t_mono_ns < 0 || row->t_mono_ns > TRACE_NS_MAX)
+        return fail(tr, row->line, "column t_mono_ns: '%s' is out of range (0 .. %s ns)",
+                    quote_cell(csv->field[i], cellbuf, sizeof cellbuf), TRACE_NS_MAX_TEXT);
     row->has_wall = 0;
     row->t_wall_ns = 0;
     i = tr->col[COL_T_WALL_NS];
@@ -374,6 +451,9 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
         if (parse_int64(csv->field[i], csv->field_len[i], &row->t_wall_ns) != 0)
             return fail(tr, row->line, "column t_wall_ns: not an integer: '%s'%s",
                         quote_cell(csv->field[i], cellbuf, sizeof cellbuf), "");
+        if (row->t_wall_ns < 0 || row->t_wall_ns > TRACE_NS_MAX)
+            return fail(tr, row->line, "column t_wall_ns: '%s' is out of range (0 .. %s ns)",
+                        quote_cell(csv->field[i], cellbuf, sizeof cellbuf), TRACE_NS_MAX_TEXT);
         row->has_wall = 1;
     }
     row->clock_event_reasons = 0;
@@ -384,9 +464,10 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
         double g = row->v[COL_GPU_INDEX];
         if (isnan(g))
             row->gpu = -1;
-        else if (g < 0 || g > 1023 || g != floor(g))
-            return fail(tr, row->line, "column gpu_index: not a GPU index: '%s'%s",
-                        quote_cell(csv->field[tr->col[COL_GPU_INDEX]], cellbuf, sizeof cellbuf), "");
+        else if (g < 0 || g > TRACE_MAX_GPU_INDEX || g != floor(g))
+            return fail(tr, row->line, "column gpu_index: not a GPU index (0 .. %s): '%s'",
+                        TRACE_MAX_GPU_INDEX_TEXT,
+                        quote_cell(csv->field[tr->col[COL_GPU_INDEX]], cellbuf, sizeof cellbuf));
         else
             row->gpu = (int)g;
     }

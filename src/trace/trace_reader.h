@@ -7,6 +7,9 @@
  * record into a struct trace_row with parsed numbers, and the bad-input
  * messages, which always name file, line and column:
  *   trace.csv:12: column gpu_power_W: not a number: 'abc'
+ * Every number must be finite and within its column's range
+ * (trace_column_ranges); a row longer than CSV_ROW_MAX, a NUL byte, or a
+ * quoted cell that swallows the lines after it is an error, too.
  * A truncated last line (no newline, fewer cells than the header: a
  * recorder that was killed) is skipped with a warning (printed here through
  * diag_warn, "FILE:LINE: truncated last line ignored ..."), not an error.
@@ -80,7 +83,8 @@ int trace_reader_has(const struct trace_reader *tr, enum trace_column c);
 void trace_reader_close(struct trace_reader *tr);
 
 /* Parses a decimal number (the usual "123", "-1.5", "6e-3"; correctly
- * rounded, like strtod). 0 on success, -1 when S is not entirely a number. */
+ * rounded, like strtod). 0 on success, -1 when S is not entirely a number,
+ * -2 when it is one but too large for a double ("1e999": never infinity). */
 int trace_parse_double(const char *s, size_t len, double *out);
 
 #endif

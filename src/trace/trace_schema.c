@@ -24,3 +24,26 @@ int trace_column_by_name(const char *name)
             return i;
     return -1;
 }
+
+/* Not listed: no range beyond "finite" (a column added later starts here). */
+const struct trace_column_range trace_column_ranges[COL_COUNT] = {
+    [COL_T_MONO_NS] = { 0, (double)TRACE_NS_MAX },
+    [COL_T_WALL_NS] = { 0, (double)TRACE_NS_MAX },
+    [COL_GPU_POWER_W] = { 0, 1e5 },             /* W: 100 kW, far above any GPU */
+    [COL_GPU_POWER_INSTANT_W] = { 0, 1e5 },
+    [COL_GPU_POWER_LIMIT_W] = { 0, 1e5 },
+    [COL_GPU_UTIL_PCT] = { 0, 100 },
+    [COL_GPU_MEM_UTIL_PCT] = { 0, 100 },
+    [COL_HOST_CPU_BUSY_PCT] = { 0, 100 },
+    [COL_GPU_SM_CLOCK_MHZ] = { 0, 1e6 },
+    [COL_GPU_TEMP_C] = { -273.15, 1e4 },
+    [COL_RAPL_ENERGY_UJ] = { 0, TRACE_COUNTER_MAX },
+    [COL_GPU_INDEX] = { 0, 1e6 },               /* the GPU limit itself: trace_limits.h */
+    [COL_GPU_ENERGY_MJ] = { 0, TRACE_COUNTER_MAX },
+    [COL_GPU_MEM_USED_MIB] = { 0, TRACE_COUNTER_MAX },
+    [COL_TICK] = { 0, TRACE_COUNTER_MAX },
+    [COL_LATE_NS] = { -(double)TRACE_NS_MAX, (double)TRACE_NS_MAX },
+    [COL_ARRIVAL_MONO_NS] = { 0, (double)TRACE_NS_MAX },
+    [COL_PROC_PID] = { 0, 4294967295.0 },
+    [COL_PROC_CPU_NS] = { 0, (double)TRACE_NS_MAX },
+};

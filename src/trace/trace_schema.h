@@ -65,6 +65,20 @@ extern const char *const trace_column_names[COL_COUNT];
 /* Index of a fixed column by its header name, or -1. */
 int trace_column_by_name(const char *name);
 
+/* The values a reader accepts in a numeric column (README, "bad input"):
+ * every number must be finite, and within [lo, hi] when the column has a
+ * range (hi > lo). The bounds are far beyond any real reading but keep all
+ * arithmetic on them exact and overflow-free (times and counters stay
+ * below 2^62 ns or 2^53). Units are the column's own. */
+struct trace_column_range { double lo, hi; };
+extern const struct trace_column_range trace_column_ranges[COL_COUNT];
+/* t_mono_ns, t_wall_ns, arrival_mono_ns: 0 .. TRACE_NS_MAX (2^62 - 1 ns,
+ * 146 years), so a difference or sum of two times never overflows int64. */
+#define TRACE_NS_MAX 4611686018427387903LL
+/* The bound on cumulative counters read as doubles (energy, CPU time):
+ * integers exact up to 2^53. */
+#define TRACE_COUNTER_MAX 9007199254740992.0
+
 #define ROW_SAMPLE "SAMPLE"
 #define ROW_MARK   "MARK"
 #define ROW_EVENT  "EVENT"

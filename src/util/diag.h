@@ -9,6 +9,8 @@
 #ifndef FLINCH_DIAG_H
 #define FLINCH_DIAG_H
 
+#include <stddef.h>
+
 enum flinch_exit {
     EXIT_OK = 0,
     EXIT_RUNTIME = 1,   /* failed while running: write error, no mark reader... */
@@ -20,7 +22,15 @@ enum flinch_exit {
 void diag_set_prog(const char *prog);
 const char *diag_prog(void);
 
+/* Messages are printed escaped (diag_escape): a label or cell from a
+ * hostile trace cannot reach the terminal as an escape sequence or break
+ * the one-line rule. */
 void diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Copies S into OUT (CAP bytes, NUL-terminated, cut at a character
+ * boundary) with every C0/C1 control, DEL, backslash and byte that is not
+ * UTF-8 written as \xNN. Returns the length written. */
+size_t diag_escape(const char *s, char *out, size_t cap);
 
 #endif

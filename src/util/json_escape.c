@@ -1,4 +1,5 @@
 /* json_escape.c — see json_escape.h. */
+#include <math.h>
 #include <string.h>
 
 #include "json_escape.h"
@@ -38,4 +39,14 @@ void json_write_string(FILE *f, const char *s)
         i++;
     }
     fputc('"', f);
+}
+
+int json_write_number(FILE *f, const char *fmt, double v)
+{
+    if (isfinite(v)) {
+        fprintf(f, fmt, v);
+        return 0;
+    }
+    fputs("null", f);
+    return isinf(v) ? -1 : 0;
 }

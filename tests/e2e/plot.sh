@@ -61,7 +61,7 @@ expect_eq "no -o" "$st: $err" "2: flinch plot: no output file: -o OUT.svg (see -
 err=$("$FLINCH" plot "$FIX" -o x.svg --from 2 --to 1 2>&1); st=$?
 expect_eq "--from after --to" "$st: $err" "2: flinch plot: --from 2 must be before --to 1"
 err=$("$FLINCH" plot "$FIX" -o x.svg --from abc 2>&1); st=$?
-expect_eq "bad --from" "$st: $err" "2: flinch plot: --from: not a number of seconds >= 0: 'abc'"
+expect_eq "bad --from" "$st: $err" "2: flinch plot: --from: not a number of seconds in 0..4611686018: 'abc'"
 err=$("$FLINCH" plot "$FIX" -o x.svg --start infer_start 2>&1); st=$?
 expect_eq "--start alone" "$st: $err" "2: flinch plot: --start and --end go together (see --help)"
 err=$("$FLINCH" plot "$FIX" -o x.svg --no-windows --start a --end b 2>&1); st=$?

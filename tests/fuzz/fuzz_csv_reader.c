@@ -15,7 +15,9 @@
  * field, byte for byte, with the same line number and flags. (Written
  * after review found the scan and the splitter disagreeing about a stray
  * quote; tests/unit/test_hardening_reader.c.) Built with -DCSV_BUF_INIT=64
- * so records straddle buffer refills and growth.
+ * so records straddle buffer refills and growth, and -DCSV_ROW_MAX=1024 so
+ * the row cap is reached: a record over it must fail with
+ * CSV_ERR_ROW_TOO_LONG at its first line, and has_nul must match the bytes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +35,7 @@ enum ref_state { FIELD_START, UNQUOTED, QUOTED, QUOTE_IN_QUOTED, AFTER_CLOSE };
 struct ref_record {
     long line;
     int no_newline, open_quote;
+    size_t raw_start, raw_len;      /* the record's bytes, without its '\n' */
     int nfields;
     size_t start[4096], len[4096];  /* field i is text[start[i]..+len[i]) */
 };
@@ -47,6 +50,7 @@ static int ref_next(const uint8_t *data, size_t size, size_t *pos, long *line, s
         return 0;
     enum ref_state st = FIELD_START;
     r->line = *line;
+    r->raw_start = *pos;
     r->nfields = 0;
     r->no_newline = r->open_quote = 0;
     text_len = 0;
@@ -78,6 +82,7 @@ static int ref_next(const uint8_t *data, size_t size, size_t *pos, long *line, s
             fstart = text_len;
             st = FIELD_START;
             if (end) {
+                r->raw_len = i - r->raw_start;
                 *pos = i + 1;
                 return 1;
             }
@@ -97,6 +102,7 @@ static int ref_next(const uint8_t *data, size_t size, size_t *pos, long *line, s
     r->start[r->nfields] = fstart;
     r->len[r->nfields] = text_len - fstart;
     r->nfields++;
+    r->raw_len = size - r->raw_start;
     *pos = size;
     return 1;
 }
@@ -121,10 +127,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (;;) {
         int got = csv_next(&r);
         int want = ref_next(data, size, &pos, &line, &ref);
+        if (want && ref.raw_len > (size_t)CSV_ROW_MAX) {
+            /* over the row cap: an error naming the record's first line */
+            if (got != -1 || r.err != CSV_ERR_ROW_TOO_LONG || r.line != ref.line)
+                abort();
+            break;
+        }
         if (got != want)
             abort();                            /* a record appeared or vanished */
         if (!got)
             break;
+        if (r.has_nul != (memchr(data + ref.raw_start, 0, ref.raw_len) != NULL))
+            abort();                            /* a NUL byte went unnoticed */
         if (r.line != ref.line || r.nfields != ref.nfields || r.no_newline != ref.no_newline ||
             r.open_quote != ref.open_quote)
             abort();

@@ -16,7 +16,10 @@
  *  - rows come in increasing line order, line >= 2, a known row type, a
  *    NUL-terminated label, a GPU index in -1..1023, and per GPU the SAMPLE
  *    times never go back;
- *  - both ways of reading give the same rows and the same outcome;
+ *  - every number it returns is finite and within its column's range
+ *    (trace_column_ranges), t_mono_ns within 0..TRACE_NS_MAX;
+ *  - both ways of reading give the same rows and the same outcome (a row
+ *    over the cap, -DCSV_ROW_MAX=1024 here, is the same error either way);
  *  - trace_parse_double, when it accepts text, gives exactly strtod's
  *    double (the "correctly rounded" claim), and never accepts text that
  *    strtod would not consume whole.
@@ -121,9 +124,17 @@ static uint64_t read_all(const char *path)
         mix(&h, &row.t_mono_ns, sizeof row.t_mono_ns);
         mix(&h, &row.gpu, sizeof row.gpu);
         mix(&h, row.label, llen + 1);
-        for (int c = 0; c < COL_COUNT; c++)
-            if (!isnan(row.v[c]))
-                mix(&h, &row.v[c], sizeof row.v[c]);
+        for (int c = 0; c < COL_COUNT; c++) {
+            if (isnan(row.v[c]))
+                continue;
+            /* every accepted number finite and within its column's range */
+            const struct trace_column_range *rg = &trace_column_ranges[c];
+            if (!isfinite(row.v[c]) || (rg->hi > rg->lo && (row.v[c] < rg->lo || row.v[c] > rg->hi)))
+                abort();
+            mix(&h, &row.v[c], sizeof row.v[c]);
+        }
+        if (row.t_mono_ns < 0 || row.t_mono_ns > TRACE_NS_MAX)
+            abort();
     }
     if (rc != 0 && rc != -1)
         abort();
@@ -203,8 +214,17 @@ static void check_number(const uint8_t *data, size_t size)
     memcpy(text, data, n);
     text[n] = '\0';
     double mine;
-    if (trace_parse_double(text, n, &mine) != 0)
+    int rc = trace_parse_double(text, n, &mine);
+    if (rc == -2) {
+        char *e;
+        if (isfinite(strtod(text, &e)) || e != text + n)
+            abort();                            /* "too large" only for an overflow */
         return;
+    }
+    if (rc != 0)
+        return;
+    if (!isfinite(mine))
+        abort();                                /* never inf or nan */
     char *end;
     double ref = strtod(text, &end);
     if (end != text + n)

@@ -85,9 +85,11 @@ static void test_truncated_last(void)
 }
 
 /* A record longer than the 1 MiB initial buffer, after many short ones. */
+/* A record just under the CSV_ROW_MAX cap, straddling buffer refills; then
+ * one byte over it: an error naming its line, not a 2 GB buffer. */
 static void test_big_record(void)
 {
-    size_t big = 3u << 20, n = 0;
+    size_t big = (size_t)CSV_ROW_MAX - 6, n = 0;
     char *d = malloc(big + 1000000);
     for (int i = 0; i < 50000; i++)
         n += (size_t)sprintf(d + n, "%d,x\n", i);
@@ -108,6 +110,19 @@ static void test_big_record(void)
     CHECK_STR(r.field[1], "end");
     CHECK(r.line == 50001);
     CHECK(csv_next(&r) == 0);
+    csv_close(&r);
+
+    d = malloc(big + 1000);
+    n = (size_t)sprintf(d, "a,b\n1,2\n");
+    for (size_t i = 0; i < (size_t)CSV_ROW_MAX + 1; i++)
+        d[n++] = '\0';
+    n += (size_t)sprintf(d + n, "\n3,4\n");
+    write_file(d, n);
+    free(d);
+    CHECK(csv_open(&r, path) == 0);
+    CHECK(csv_next(&r) == 1 && csv_next(&r) == 1);
+    CHECK(csv_next(&r) == -1);
+    CHECK(r.err == CSV_ERR_ROW_TOO_LONG && r.line == 3 && !r.in_quote_at_cut);
     csv_close(&r);
 }
 
