@@ -1,4 +1,5 @@
 /* hosts.c — see hosts.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,11 @@ static int cmp_i64(const void *a, const void *b)
 int host_trace_measure(struct host_trace *h, char *err, size_t errlen)
 {
     struct trace_reader tr;
+    /* every trace is read again after this pass: standard input too */
+    if (strcmp(h->path, "-") == 0 && csv_spool_stdin() != 0) {
+        snprintf(err, errlen, "-: cannot keep standard input for a second pass: %s", strerror(errno));
+        return -1;
+    }
     if (trace_reader_open(&tr, h->path) != 0) {
         snprintf(err, errlen, "%s", tr.error);
         return -1;

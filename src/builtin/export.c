@@ -14,13 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis.h"
 #include "builtin.h"
 #include "diag.h"
 #include "hosts.h"
 #include "perfetto_export.h"
+#include "safe_output.h"
 
 static const char usage[] =
     "usage: flinch export --format perfetto TRACE.csv... -o OUT.json [options]\n"
@@ -36,7 +36,9 @@ static const char usage[] =
     "stderr. A trace is named HOST=PATH, or after its file name without .csv.\n"
     "\n"
     "  -f, --format FMT    output format: perfetto (required)\n"
-    "  -o, --output FILE   the JSON to write (required; - for stdout)\n"
+    "  -o, --output FILE   the JSON to write (required; - for stdout); written to a\n"
+    "                      temporary file and renamed into place; a symlink or\n"
+    "                      an input trace is refused\n"
     "      --start LABEL   MARK label that opens a window (default: infer_start,\n"
     "                      where a trace has both infer_start and first_token)\n"
     "      --end LABEL     MARK label that closes it (default: first_token)\n"
@@ -154,12 +156,19 @@ int cmd_export(int argc, char **argv)
                     hosts[i].name, hosts[i].path, hosts[i].wall_offset_ns, hosts[i].rows,
                     hosts[i].offset_spread_ns, hosts[i].has_wall ? "" : "; no t_wall_ns: offset 0");
     }
-    FILE *f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
-    if (!f) {
-        diag_error("%s: cannot create: %s", out_path, strerror(errno));
+    const char **inputs = malloc(sizeof *inputs * (size_t)n);
+    struct safe_output out;
+    char oerr[700];
+    for (int i = 0; inputs && i < n; i++)
+        inputs[i] = hosts[i].path;
+    if (!inputs || safe_output_open(&out, out_path, inputs, n, oerr, sizeof oerr) != 0) {
+        diag_error("%s", inputs ? oerr : "out of memory");
+        free(inputs);
         free(hosts);
-        return EXIT_RUNTIME;
+        return inputs ? EXIT_USAGE : EXIT_RUNTIME;
     }
+    free(inputs);
+    FILE *f = out.f;
     perfetto_begin(f);
     int windowed = 0;
     for (int i = 0; i < n && rc == 0; i++) {
@@ -175,13 +184,12 @@ int cmd_export(int argc, char **argv)
         diag_error("no trace has both '%s' and '%s' MARKs", start, end);
         rc = EXIT_USAGE;
     }
-    int bad = ferror(f);
-    if ((f == stdout ? fflush(f) : fclose(f)) != 0 || bad) {
-        diag_error("%s: write failed: %s", out_path, strerror(errno));
-        rc = rc ? rc : EXIT_RUNTIME;
+    if (rc != 0) {
+        safe_output_abort(&out);   /* the old file, if any, stays */
+    } else if (safe_output_commit(&out, oerr, sizeof oerr) != 0) {
+        diag_error("%s", oerr);
+        rc = EXIT_RUNTIME;
     }
-    if (rc != 0 && f != stdout)
-        unlink(out_path);
     free(hosts);
     return rc;
 }

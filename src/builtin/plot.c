@@ -17,10 +17,11 @@
 #include "builtin.h"
 #include "diag.h"
 #include "plot_data.h"
+#include "safe_output.h"
 #include "svg_plot.h"
 
 static const char usage[] =
-    "usage: flinch plot TRACE.csv -o OUT.svg [options]\n"
+    "usage: flinch plot TRACE.csv -o OUT.svg [options]   (TRACE - = standard input)\n"
     "\n"
     "Draws the trace as one self-contained SVG timeline: GPU power (instant\n"
     "solid, 1 s average dashed), GPU utilization, host CPU busy, the traced\n"
@@ -28,7 +29,9 @@ static const char usage[] =
     "windows shaded in their verdict's colour (hover for duration, energy and\n"
     "verdict). Long traces are reduced to min/max per pixel column.\n"
     "\n"
-    "  -o, --output FILE   the SVG to write (required; - for stdout)\n"
+    "  -o, --output FILE   the SVG to write (required; - for stdout); written to a\n"
+    "                      temporary file and renamed into place; a symlink or\n"
+    "                      the trace itself is refused\n"
     "      --start LABEL   MARK label that opens a window (default: infer_start,\n"
     "                      when the trace has both infer_start and first_token)\n"
     "      --end LABEL     MARK label that closes it (default: first_token)\n"
@@ -127,10 +130,21 @@ int cmd_plot(int argc, char **argv)
     if (analysis_check_window_flags(&start, &end, range, domain, no_windows) != 0)
         return EXIT_USAGE;
     const char *trace = argv[optind];
+    if (strcmp(trace, "-") == 0 && csv_spool_stdin() != 0) {
+        diag_error("-: cannot keep standard input for the second pass: %s", strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    struct safe_output out;
+    char err[700];
+    if (safe_output_open(&out, out_path, &trace, 1, err, sizeof err) != 0) {
+        diag_error("%s", err);
+        return EXIT_USAGE;
+    }
     struct plot_data d;
     int rc = plot_data_read(trace, from, to, so.width - SVG_PLOT_MARGINS, &d);
     if (rc != 0) {
         plot_data_free(&d);
+        safe_output_abort(&out);
         return rc;
     }
     if (!start && !no_windows && d.has_label_infer_start && d.has_label_first_token) {
@@ -150,21 +164,15 @@ int cmd_plot(int argc, char **argv)
         if (rc != 0) {
             analysis_free(&a);   /* what a failed run gathered */
             plot_data_free(&d);
+            safe_output_abort(&out);
             return rc;
         }
         have_a = 1;
     }
-    FILE *f = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
-    if (!f) {
-        diag_error("%s: cannot create: %s", out_path, strerror(errno));
+    svg_plot_write(out.f, &d, have_a ? &a : NULL, &so);
+    if (safe_output_commit(&out, err, sizeof err) != 0) {
+        diag_error("%s", err);
         rc = EXIT_RUNTIME;
-    } else {
-        svg_plot_write(f, &d, have_a ? &a : NULL, &so);
-        int bad = ferror(f);
-        if ((f == stdout ? fflush(f) : fclose(f)) != 0 || bad) {
-            diag_error("%s: write failed: %s", out_path, strerror(errno));
-            rc = EXIT_RUNTIME;
-        }
     }
     if (have_a)
         analysis_free(&a);

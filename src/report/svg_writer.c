@@ -15,6 +15,15 @@ void svg_escape(FILE *f, const char *s)
             i++;
             continue;
         }
+        /* valid UTF-8 that XML 1.0 still forbids (U+FFFE, U+FFFF) or that
+         * only hides text (C1 controls U+0080..U+009F): the replacement too */
+        const unsigned char *u = (const unsigned char *)s + i;
+        if ((len == 3 && u[0] == 0xEF && u[1] == 0xBF && u[2] >= 0xBE) ||
+            (len == 2 && u[0] == 0xC2 && u[1] < 0xA0)) {
+            fputs("\xEF\xBF\xBD", f);
+            i += (size_t)len;
+            continue;
+        }
         if (len > 1) {
             fwrite(s + i, 1, (size_t)len, f);
             i += (size_t)len;

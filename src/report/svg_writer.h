@@ -14,7 +14,10 @@
 
 #include <stdio.h>
 
-/* Writes S escaped for XML text or a double-quoted attribute value. */
+/* Writes S escaped for XML text or a double-quoted attribute value: markup
+ * characters as entities, and every byte or character XML 1.0 does not
+ * allow (C0 controls but tab/LF/CR, DEL, U+FFFE, U+FFFF, bytes that are not
+ * UTF-8; also C1 controls) as U+FFFD, so any label gives a valid SVG. */
 void svg_escape(FILE *f, const char *s);
 
 /* The root element (with xmlns, width, height, viewBox) and its end. */

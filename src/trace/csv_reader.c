@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "csv_reader.h"
@@ -21,11 +23,78 @@
 #define CSV_BUF_INIT (1u << 20)
 #endif
 
+/* Standard input made re-readable by csv_spool_stdin: a descriptor of the
+ * file holding it and where the data starts there; -1 when not spooled. */
+static int spool_fd = -1;
+static off_t spool_start;
+
+int csv_spool_stdin(void)
+{
+    if (spool_fd >= 0)
+        return 0;
+    struct stat st;
+    if (fstat(0, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* already a file (< trace.csv): read it again from where it began */
+        spool_start = lseek(0, 0, SEEK_CUR);
+        if (spool_start >= 0 && (spool_fd = fcntl(0, F_DUPFD_CLOEXEC, 3)) >= 0)
+            return 0;
+    }
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        char tmpl[4096];
+        snprintf(tmpl, sizeof tmpl, "%s/flinch-stdin.XXXXXX", dir);
+        fd = mkostemp(tmpl, O_CLOEXEC);
+        if (fd >= 0)
+            unlink(tmpl);
+    }
+    if (fd < 0)
+        return -1;
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto fail;
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(fd, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                goto fail;
+            off += w;
+        }
+    }
+    spool_fd = fd;
+    spool_start = 0;
+    return 0;
+fail:;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
 int csv_open(struct csv_reader *r, const char *path)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
-    r->fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (strcmp(path, "-") != 0) {
+        r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    } else if (spool_fd < 0) {
+        r->fd = 0;
+    } else {
+        r->fd = fcntl(spool_fd, F_DUPFD_CLOEXEC, 3);
+        if (r->fd >= 0 && lseek(r->fd, spool_start, SEEK_SET) < 0) {
+            close(r->fd);
+            r->fd = -1;
+        }
+    }
     if (r->fd < 0)
         return -1;
     r->cap = CSV_BUF_INIT;

@@ -48,8 +48,15 @@ struct csv_reader {
     long next_line;
 };
 
-/* 0, or -1 with errno set (the file could not be opened / no memory). */
+/* 0, or -1 with errno set (the file could not be opened / no memory).
+ * "-" is standard input: read once as it comes, or from the start each
+ * time once csv_spool_stdin() has run. */
 int csv_open(struct csv_reader *r, const char *path);
+/* For commands that read their input more than once (plot, export, analyze
+ * of several traces): copies standard input into an unlinked temporary file
+ * (in $TMPDIR or /tmp; a regular file on stdin is used as it is) so that
+ * every later csv_open("-") reads it from its start. 0, or -1 with errno. */
+int csv_spool_stdin(void);
 /* Reads the next record: 1, 0 at end of file, -1 on a read error (err
  * CSV_ERR_IO, errno set) or a record over CSV_ROW_MAX (CSV_ERR_ROW_TOO_LONG,
  * line: where it starts). */

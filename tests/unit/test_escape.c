@@ -49,6 +49,10 @@ static void xml_text(void)
     XML_IS("x\x01y", "x\xef\xbf\xbdy");          /* XML 1.0 forbids U+0001 */
     XML_IS("t\tn\n", "t\tn\n");
     XML_IS("\xc3\xa9\xc0\xaf", "\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");  /* overlong '/' */
+    /* issue 9: valid UTF-8 that XML 1.0 forbids made the whole SVG invalid */
+    XML_IS("a\xef\xbf\xbe" "b\xef\xbf\xbf" "c", "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c");  /* U+FFFE, U+FFFF */
+    XML_IS("\xc2\x9b" "31m", "\xef\xbf\xbd" "31m");                           /* C1 CSI */
+    XML_IS("\xef\xbf\xbd\xef\xbf\xbc\xc2\xa0", "\xef\xbf\xbd\xef\xbf\xbc\xc2\xa0"); /* allowed */
 }
 
 static void utf8(void)
