@@ -18,6 +18,7 @@
 #include "analysis_internal.h"
 #include "clock.h"
 #include "diag.h"
+#include "labels_seen.h"
 #include "tape.h"
 #include "verdict.h"
 
@@ -177,12 +178,7 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
 
 static void remember_label(struct analysis *a, const char *label)
 {
-    for (int i = 0; i < a->nlabels_seen; i++)
-        if (strcmp(a->labels_seen[i], label) == 0)
-            return;
-    if (a->nlabels_seen == LABELS_SEEN_MAX)
-        return;
-    a->labels_seen[a->nlabels_seen++] = strdup(label);
+    labels_seen_add(a->labels_seen, &a->nlabels_seen, label);
 }
 
 static int on_mark(struct ctx *c, const struct trace_row *r)
@@ -251,13 +247,7 @@ static void no_window_error(struct ctx *c)
         missing = c->opt->end_label;
     if (missing) {
         char seen[512];
-        size_t len = 0;
-        seen[0] = '\0';
-        for (int i = 0; i < a->nlabels_seen && len < sizeof seen; i++)
-            len += (size_t)snprintf(seen + len, sizeof seen - len, "%s%s", i ? ", " : "",
-                                    a->labels_seen[i]);
-        if (a->nlabels_seen == LABELS_SEEN_MAX && len < sizeof seen)
-            snprintf(seen + len, sizeof seen - len, ", ...");
+        labels_seen_format(a->labels_seen, a->nlabels_seen, seen, sizeof seen);
         if (a->nlabels_seen)
             diag_error("no MARK '%s' in %s (labels seen: %s)", missing, c->path, seen);
         else

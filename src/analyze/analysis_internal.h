@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "partial_hold.h"
 #include "energy_estimator.h"
+#include "labels_seen.h"
 #include "trace_limits.h"
 #include "integrate.h"
 #include "tape.h"
@@ -17,7 +18,6 @@
 #include "windows.h"
 
 #define ANALYSIS_MAX_GPUS TRACE_MAX_GPUS
-#define LABELS_SEEN_MAX 32
 /* An edge still waiting for a quantity this long after its time gives up
  * on it (NAN): the column stopped being recorded. */
 #define EDGE_STALE_NS (5 * 1000000000LL)

@@ -19,6 +19,7 @@
 #include "builtin.h"
 #include "diag.h"
 #include "hosts.h"
+#include "labels_seen.h"
 #include "perfetto_export.h"
 #include "safe_output.h"
 
@@ -170,10 +171,11 @@ int cmd_export(int argc, char **argv)
     free(inputs);
     FILE *f = out.f;
     perfetto_begin(f);
-    int windowed = 0;
+    int windowed = 0, nseen = 0;
+    char *seen[LABELS_SEEN_MAX];
     for (int i = 0; i < n && rc == 0; i++) {
         int has_labels = 0;
-        rc = perfetto_write_host(f, hosts, i, origin, start, end, &has_labels);
+        rc = perfetto_write_host(f, hosts, i, origin, start, end, &has_labels, seen, &nseen);
         if (rc == 0 && has_labels) {
             rc = export_windows(f, hosts, i, origin, start, end, range, domain);
             windowed++;
@@ -184,6 +186,16 @@ int cmd_export(int argc, char **argv)
         diag_error("no trace has both '%s' and '%s' MARKs", start, end);
         rc = EXIT_USAGE;
     }
+    if (rc == 0 && !explicit_labels && !no_windows && windowed == 0) {
+        /* the default labels are absent: say so, as analyze does */
+        char list[512];
+        labels_seen_format(seen, nseen, list, sizeof list);
+        diag_warn("no windows exported: no trace has both 'infer_start' and 'first_token' MARKs "
+                  "(the default window labels; labels seen: %s); name the labels with --start "
+                  "and --end, or pass --no-windows", nseen ? list : "none, no MARK rows at all");
+    }
+    for (int i = 0; i < nseen; i++)
+        free(seen[i]);
     if (rc != 0) {
         safe_output_abort(&out);   /* the old file, if any, stays */
     } else if (safe_output_commit(&out, oerr, sizeof oerr) != 0) {

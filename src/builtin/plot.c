@@ -150,6 +150,16 @@ int cmd_plot(int argc, char **argv)
     if (!start && !no_windows && d.has_label_infer_start && d.has_label_first_token) {
         start = "infer_start";
         end = "first_token";
+    } else if (!start && !no_windows) {
+        /* the default labels are absent: say so, rather than draw no
+         * windows without a word */
+        char seen[512];
+        labels_seen_format(d.labels_seen, d.nlabels_seen, seen, sizeof seen);
+        diag_warn("no windows drawn: %s has no '%s' MARK (windows default to infer_start -> "
+                  "first_token; labels seen: %s); name the labels with --start and --end, or pass "
+                  "--no-windows",
+                  trace, d.has_label_infer_start ? "first_token" : "infer_start",
+                  d.nlabels_seen ? seen : "none, no MARK rows at all");
     }
     struct analysis a;
     int have_a = 0;

@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "json_escape.h"
+#include "labels_seen.h"
 #include "perfetto_export.h"
 #include "proc_rate.h"
 #include "trace_limits.h"
@@ -153,7 +154,8 @@ static void instant(FILE *f, int pid, int tid, const char *scope, int64_t ts_ns,
 }
 
 int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t origin_ns,
-                        const char *start, const char *end, int *has_start_end)
+                        const char *start, const char *end, int *has_start_end,
+                        char **labels_seen, int *nlabels_seen)
 {
     struct trace_reader tr;
     if (trace_reader_open(&tr, hs[h].path) != 0) {
@@ -173,6 +175,8 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
         if (row.type == TRACE_MARK) {
             seen_start |= start && strcmp(row.label, start) == 0;
             seen_end |= end && strcmp(row.label, end) == 0;
+            if (labels_seen)
+                labels_seen_add(labels_seen, nlabels_seen, row.label);
             instant(f, host_pid(h), TID_MARKS, "p", ts, &row);
             continue;
         }

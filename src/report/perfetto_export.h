@@ -35,7 +35,8 @@ void perfetto_end(FILE *f);
  * when the trace holds both START and END MARK labels (either may be NULL).
  * 0, or an exit code from diag.h with the message printed. */
 int perfetto_write_host(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns,
-                        const char *start, const char *end, int *has_start_end);
+                        const char *start, const char *end, int *has_start_end,
+                        char **labels_seen, int *nlabels_seen);
 
 /* Writes host H's analyzed windows as complete events. */
 void perfetto_write_windows(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns,

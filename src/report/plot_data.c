@@ -25,6 +25,7 @@ static int scan_range(const char *path, struct plot_data *d)
         if (row.t_mono_ns > last)
             last = row.t_mono_ns;
         if (row.type == TRACE_MARK) {
+            labels_seen_add(d->labels_seen, &d->nlabels_seen, row.label);
             if (strcmp(row.label, "infer_start") == 0)
                 d->has_label_infer_start = 1;
             else if (strcmp(row.label, "first_token") == 0)
@@ -172,5 +173,8 @@ void plot_data_free(struct plot_data *d)
             free(d->marks[i].label);
     free(d->marks);
     d->marks = NULL;
+    for (int i = 0; i < d->nlabels_seen; i++)
+        free(d->labels_seen[i]);
+    d->nlabels_seen = 0;
     d->ngpu = 0;
 }

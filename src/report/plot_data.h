@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "downsample.h"
+#include "labels_seen.h"
 #include "trace_limits.h"
 
 #define PLOT_MAX_GPUS TRACE_MAX_GPUS
@@ -45,6 +46,8 @@ struct plot_data {
     long marks_total;              /* MARK rows in [from, to] */
     long rows;
     int has_label_infer_start, has_label_first_token;
+    char *labels_seen[LABELS_SEEN_MAX];  /* distinct MARK labels, for the hint */
+    int nlabels_seen;
 };
 
 /* Reads PATH twice. FROM_S / TO_S: the range in seconds since the first

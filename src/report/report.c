@@ -207,9 +207,9 @@ static void text_summary(FILE *out, const struct analysis *a)
 
 static void text_table(FILE *out, const struct analysis *a)
 {
-    fprintf(out, "%6s %10s %12s %11s %9s %8s %6s %6s %7s %8s %10s %10s %10s %s\n", "window", "at_s",
-            "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples", "gap_ms",
-            "compute_ms", "hostcpu_ms", "waiting_ms", "verdict");
+    fprintf(out, "%6s %10s %12s %11s %9s %8s %6s %6s %7s %8s %10s %10s %10s %-12s %s\n", "window",
+            "at_s", "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples", "gap_ms",
+            "compute_ms", "hostcpu_ms", "waiting_ms", "verdict", "flags");
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
         long samples = 0;
@@ -220,13 +220,19 @@ static void text_table(FILE *out, const struct analysis *a)
         }
         const struct breakdown *bd = &w->bd;
         double nan = NAN;
-        fprintf(out, "%6ld %10.3f %12.6f %11s %9s %8s %6s %6s %7ld %8s %10s %10s %10s %s\n",
+        /* why a number may not be trusted; an inconclusive verdict also says why */
+        char flags[128];
+        window_flags_str(w->flags, flags, sizeof flags);
+        fprintf(out, "%6ld %10.3f %12.6f %11s %9s %8s %6s %6s %7ld %8s %10s %10s %10s %-12s %s%s%s%s\n",
                 w->index, (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s,
                 NUM("%.3f", w->energy_j), NUM("%.3f", w->uncertainty_j), NUM("%.1f", w->mean_power_w),
                 NUM("%.1f", window_util(w)), NUM("%.1f", w->host_cpu_pct), samples,
                 NUM("%.1f", gap * 1e3), NUM("%.1f", bd->valid ? bd->ms[CLASS_COMPUTE] : nan),
                 NUM("%.1f", bd->valid ? bd->ms[CLASS_HOST_CPU] : nan),
-                NUM("%.1f", bd->valid ? bd->ms[CLASS_WAITING] : nan), verdict_name(w->verdict));
+                NUM("%.1f", bd->valid ? bd->ms[CLASS_WAITING] : nan), verdict_name(w->verdict),
+                *flags ? flags : "-", w->verdict == VERDICT_INCONCLUSIVE ? "  (" : "",
+                w->verdict == VERDICT_INCONCLUSIVE ? w->evidence : "",
+                w->verdict == VERDICT_INCONCLUSIVE ? ")" : "");
         char seg[1024];
         if (bd->valid)
             fprintf(out, "%6s segments: %s (edges +-%.1f ms)\n", "",
@@ -247,6 +253,9 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
     if (a->nwindows == 0)
         return;
     text_compat(out, &a->windows[0]);
+    if (a->nwindows > 1)
+        fprintf(out, "(the three lines above are window 1 of %ld; --windows lists every window)\n",
+                a->nwindows);
     for (int h = 0; a->nhosts > 1 && h < a->nhosts; h++)
         fprintf(out, "host %s: t_wall_ns - t_mono_ns = %lld ns (wall clocks assumed synchronised)\n",
                 a->host_names[h], (long long)a->host_offset_ns[h]);

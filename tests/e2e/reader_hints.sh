@@ -1,0 +1,40 @@
+# reader_hints.sh — issue 9, items 16-18: first-time use. plot and export
+# say why no windows are drawn when the default labels are absent; with
+# several windows the original's three lines are followed by a line saying
+# they are window 1 of N; the --windows table shows each window's flags,
+# and an inconclusive window's reason.
+. "$ROOT/tests/lib.sh"
+FX="$ROOT/tests/fixtures"
+sed 's/infer_start/req_a/; s/first_token/req_b/' "$FX/original_10col.csv" >other.csv
+
+"$FLINCH" plot other.csv -o o.svg 2>err.txt
+expect_eq "plot without the default labels: exit 0" "$?" 0
+expect_eq "plot without the default labels: says why, lists the labels" "$(cat err.txt)" \
+  "flinch plot: warning: no windows drawn: other.csv has no 'infer_start' MARK (windows default to infer_start -> first_token; labels seen: begin, req_a, req_b, end); name the labels with --start and --end, or pass --no-windows"
+"$FLINCH" plot other.csv -o o.svg --no-windows 2>err.txt
+expect_eq "plot --no-windows: no warning" "$(cat err.txt)" ""
+"$FLINCH" plot other.csv -o o.svg --start req_a --end req_b 2>err.txt
+expect_eq "plot with the labels named: no warning" "$(cat err.txt)" ""
+"$FLINCH" export -f perfetto other.csv -o o.json -q 2>err.txt
+expect_eq "export without the default labels: exit 0" "$?" 0
+expect_eq "export without the default labels: says why, lists the labels" "$(cat err.txt)" \
+  "flinch export: warning: no windows exported: no trace has both 'infer_start' and 'first_token' MARKs (the default window labels; labels seen: begin, req_a, req_b, end); name the labels with --start and --end, or pass --no-windows"
+
+# several windows: the three compatibility lines stay byte for byte, then one line
+out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token)
+expect_eq "several windows: the first three lines as the fixture's" "$(printf '%s\n' "$out" | head -3)" \
+  "$(head -3 "$FX/flinch_windows.expected")"
+expect_match "several windows: they start like the original's" '^duration_s=0\.500000$' "$(printf '%s\n' "$out" | head -1)"
+expect_eq "several windows: line 4 says window 1 of N" "$(printf '%s\n' "$out" | sed -n 4p)" \
+  "(the three lines above are window 1 of 3; --windows lists every window)"
+out=$("$FLINCH" analyze --csv "$FX/original_10col.csv" --start infer_start --end first_token)
+check "one window: no such line" sh -c "! printf '%s\n' \"\$1\" | grep -q 'window 1 of'" _ "$out"
+
+# the table's flags column, and an inconclusive window's reason
+H='t_mono_ns,t_wall_ns,row_type,label,gpu_power_W,gpu_util_pct,gpu_mem_util_pct,gpu_sm_clock_MHz,gpu_temp_C,rapl_energy_uj'
+printf '%s\n1000000000,0,SAMPLE,,60,0,,,,\n1100000000,0,SAMPLE,,600,90,,,,\n1020000000,0,MARK,infer_start,,,,,,\n1030000000,0,MARK,first_token,,,,,,\n1200000000,0,SAMPLE,,60,0,,,,\n' "$H" >short_window.csv
+out=$("$FLINCH" analyze --csv short_window.csv --start infer_start --end first_token --windows)
+expect_match "table header has flags" '^window .* verdict +flags$' "$out"
+expect_match "inconclusive window: flags and reason in its row" \
+  '^     1 .* inconclusive +few-samples  \(fewer than two samples in the window' "$out"
+done_testing
