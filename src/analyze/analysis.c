@@ -106,6 +106,8 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
     g->id = id;
     g->power_limit_w = NAN;
     tape_init(&g->tape, sizeof(struct gpu_sample));
+    g->medium_last_tick = -1;
+    g->first_tick = -1;
     g->cadence = malloc(sizeof *g->cadence);
     if (g->cadence)
         cadence_init(g->cadence);

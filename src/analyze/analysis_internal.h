@@ -37,6 +37,14 @@ struct gpu_stream {
     struct gap_stack gaps;         /* gaps that left the ring */
     struct tape tape;              /* gpu_sample: recent readings for the breakdown */
     struct partial_hold *hold_power, *hold_util;  /* refresh periods from partial readings */
+    /* The recorder reads utilization, SM clock and reasons only every
+     * GPU_MEDIUM_MS and repeats them in between (gpu_sampler.h): which
+     * rows hold a fresh read follows from the tick numbers. */
+    int64_t medium_last_tick, first_tick;
+    int64_t first_t, medium_every;     /* 0: not known yet */
+    int medium_every_tick;             /* a value changed on a repeat row: an older recorder */
+    float last_util, last_clock;
+    signed char last_idle_bit;
 };
 
 #define THREAD_NAMES_MAX 256

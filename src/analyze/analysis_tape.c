@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "gpu_sampler.h"
 
 /* The start of the oldest window still being gathered, INT64_MAX if none. */
 static int64_t oldest_open_ns(const struct ctx *c)
@@ -47,6 +48,40 @@ static short thread_name_index(struct ctx *c, const char *name)
     return (short)c->nthread_names++;
 }
 
+/* Whether this row's utilization, SM clock and reasons were read at its
+ * tick: the recorder's own rule (gpu_sampler.c: the first tick, then every
+ * round(GPU_MEDIUM_MS / interval) ticks). The interval is the time per
+ * tick since the first row. Without a tick column every row is fresh. */
+static int medium_fresh(struct gpu_stream *g, const struct trace_row *r, const struct gpu_sample *s)
+{
+    double tk = r->v[COL_TICK];
+    int fresh = 1;
+    if (!isnan(tk)) {
+        int64_t tick = (int64_t)tk;
+        if (g->first_tick < 0) {
+            g->first_tick = tick;
+            g->first_t = r->t_mono_ns;
+        } else if (!g->medium_every && tick > g->first_tick) {
+            double interval_ms = (double)(r->t_mono_ns - g->first_t) / 1e6 / (double)(tick - g->first_tick);
+            int ms = (int)lround(interval_ms);
+            g->medium_every = ms < 1 ? 1 : (GPU_MEDIUM_MS + ms / 2) / ms;
+            if (g->medium_every < 1)
+                g->medium_every = 1;
+        }
+        int64_t every = g->medium_every ? g->medium_every : 1;
+        fresh = g->medium_last_tick < 0 || tick - g->medium_last_tick >= every || tick < g->medium_last_tick;
+        if (fresh)
+            g->medium_last_tick = tick;
+        else if ((s->util_pct != g->last_util && !(isnan(s->util_pct) && isnan(g->last_util)))
+                 || s->idle_bit != g->last_idle_bit)
+            g->medium_every_tick = 1;          /* changed on a row that repeats: fresh every row */
+    }
+    g->last_util = s->util_pct;
+    g->last_clock = s->sm_clock_mhz;
+    g->last_idle_bit = s->idle_bit;
+    return (unsigned char)fresh;
+}
+
 int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
 {
     if (g) {
@@ -60,6 +95,7 @@ int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
         /* GPM SM activity: read here once a column carries it (issue 13). */
         s.sm_active_pct = NAN;
         s.idle_bit = isnan(r->v[COL_GPU_CLOCK_EVENT_REASONS]) ? -1 : (signed char)(r->clock_event_reasons & 1);
+        s.medium_fresh = medium_fresh(g, r, &s);
         if (push(c, &g->tape, &s) != 0)
             return -1;
     }
@@ -96,6 +132,7 @@ int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1)
             return -1;
         wt->gpu[s] = p;
         wt->gpu_id[s] = c->gpu[s].id;
+        wt->medium_every_tick[s] = c->gpu[s].medium_every_tick;
         wt->ngpu = s + 1;
     }
     void *p;

@@ -115,9 +115,12 @@ static unsigned char tl_at(const struct timeline *tl, double x)
     return tl->n ? tl->st[lo] : ST_NONE;
 }
 
-/* A signal's state at x: the nearer reading's (half way between two). */
-static unsigned char sig_at(const struct signal *s, double x)
+/* A signal's state at x: the nearer reading's (half way between two);
+ * *res: how well that is known there (half the distance between the two
+ * readings around x plus the sensor's smear). */
+static unsigned char sig_at_res(const struct signal *s, double x, double *res)
 {
+    *res = INFINITY;
     if (s->n == 0)
         return ST_NONE;
     long lo = 0, hi = s->n;              /* first tau > x */
@@ -132,10 +135,11 @@ static unsigned char sig_at(const struct signal *s, double x)
         return s->st[0];
     if (lo == s->n)
         return s->st[s->n - 1];
+    *res = (s->tau[lo] - s->tau[lo - 1]) / 2 + s->smear_ms;
     return x < (s->tau[lo - 1] + s->tau[lo]) / 2 ? s->st[lo - 1] : s->st[lo];
 }
 
-struct edge { double x, res; };
+struct edge { double x, res; int dir; };   /* dir: +1 idle->busy, -1 busy->idle, 0 other */
 
 static int cmp_edge(const void *a, const void *b)
 {
@@ -175,8 +179,9 @@ static int edge_next(struct edge_walk *w, double d, double *next, double *res)
 static unsigned char fuse(const struct signal *sig, double x)
 {
     unsigned char s[SIG_N];
+    double res[SIG_N];
     for (int k = 0; k < SIG_N; k++)
-        s[k] = sig_at(&sig[k], x);
+        s[k] = sig_at_res(&sig[k], x, &res[k]);
     int busy = 0, idle = 0;
     for (int k = SIG_POWER; k <= SIG_SMACT; k++) {
         busy += s[k] == ST_BUSY;
@@ -186,13 +191,49 @@ static unsigned char fuse(const struct signal *sig, double x)
         return ST_BUSY;
     if (idle && !busy)
         return ST_IDLE;
-    if (busy && idle)
-        return s[SIG_IDLEBIT] != ST_NONE ? s[SIG_IDLEBIT]
-               : s[SIG_POWER] != ST_NONE ? s[SIG_POWER] : s[SIG_UTIL];
+    if (busy && idle) {
+        /* Near an edge the sensors disagree until the slower ones catch up:
+         * the signal read most finely around x (GpuIdle included) decides. */
+        int best = -1;
+        for (int k = SIG_POWER; k <= SIG_IDLEBIT; k++)
+            if (s[k] != ST_NONE && (best < 0 || res[k] < res[best]))
+                best = k;
+        return s[best];
+    }
     for (int k = SIG_IDLEBIT; k < SIG_N; k++)
         if (s[k] != ST_NONE)
             return s[k];
     return ST_NONE;
+}
+
+/* The sensors seldom agree on where an edge is: a slow one (utilization
+ * over 1/6 s, power refreshed every 100 ms) turns later than a quick one
+ * (GpuIdle), and one whose cadence the trace does not show is taken as
+ * ideal. Each signal's own edge in the same direction, between the fused
+ * edges around this one, is a witness: the truth lies within x +- res of
+ * each. When the witnesses' spans overlap, the fused edge keeps its own
+ * resolution; when they do not, some witness is wrong, and the edge's
+ * resolution widens to cover all of them. */
+static void widen_by_disagreement(struct timeline *tl, const struct edge *e, long ne)
+{
+    for (int k = 1; k < tl->n; k++) {
+        int dir = tl->st[k] == ST_BUSY && tl->st[k - 1] != ST_BUSY ? 1
+                  : tl->st[k] != ST_BUSY && tl->st[k - 1] == ST_BUSY ? -1 : 0;
+        if (!dir)
+            continue;
+        double lo = tl->x[k - 1], hi = tl->x[k + 1], x = tl->x[k];
+        double in_lo = x - tl->res[k], in_hi = x + tl->res[k];      /* intersection */
+        double un_lo = in_lo, un_hi = in_hi;                        /* union */
+        for (long i = 0; i < ne; i++)
+            if (e[i].dir == dir && e[i].x > lo && e[i].x < hi) {
+                in_lo = fmax(in_lo, e[i].x - e[i].res);
+                in_hi = fmin(in_hi, e[i].x + e[i].res);
+                un_lo = fmin(un_lo, e[i].x - e[i].res);
+                un_hi = fmax(un_hi, e[i].x + e[i].res);
+            }
+        if (in_lo > in_hi)
+            tl->res[k] = fmax(x - un_lo, un_hi - x);
+    }
 }
 
 static double frac_of(double w, double idle, double busy)
@@ -208,8 +249,9 @@ static double nz(double v)
 /* The fused busy/idle timeline of one GPU; *base_res: the resolution an
  * edge would have with the best signal present. */
 static int gpu_timeline(const struct analysis_options *o, const struct window_gpu *g,
-                        const struct gpu_sample *smp, long n, double t0, double d,
-                        const struct sensor_cadence *cad, struct timeline *out, double *base_res)
+                        const struct gpu_sample *smp, long n, int medium_every_tick, double t0,
+                        double d, const struct sensor_cadence *cad, struct timeline *out,
+                        double *base_res)
 {
     struct signal sig[SIG_N];
     memset(sig, 0, sizeof sig);
@@ -246,17 +288,19 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
             st[SIG_POWER] = f >= o->compute_frac ? ST_BUSY : f <= o->idle_frac ? ST_IDLE : 0;
             st[SIG_POWER] |= 0x80;             /* known, even without an opinion */
         }
-        if (!isnan(p->util_pct))
+        /* utilization, clock and reasons only where read, not repeated */
+        int medium = p->medium_fresh || medium_every_tick;
+        if (medium && !isnan(p->util_pct))
             st[SIG_UTIL] = 0x80 | (p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
         if (!isnan(p->sm_active_pct))
             st[SIG_SMACT] = 0x80 | (p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
-        if (p->idle_bit >= 0)
+        if (medium && p->idle_bit >= 0)
             st[SIG_IDLEBIT] = 0x80 | (p->idle_bit ? ST_IDLE : ST_BUSY);
         if (levels && !isnan(p->power_average_w)) {
             double f = frac_of(p->power_average_w, g->idle_w, g->busy_w);
             st[SIG_AVERAGE] = 0x80 | (f >= o->compute_frac ? ST_BUSY : f <= o->idle_frac ? ST_IDLE : 0);
         }
-        if (!isnan(p->sm_clock_mhz) && maxclock > 0)
+        if (medium && !isnan(p->sm_clock_mhz) && maxclock > 0)
             st[SIG_CLOCK] = 0x80 | (p->sm_clock_mhz >= 0.75 * maxclock ? ST_BUSY
                                     : p->sm_clock_mhz <= 0.35 * maxclock ? ST_IDLE : 0);
         for (int k = 0; k < SIG_N; k++) {
@@ -301,6 +345,8 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
             }
             e[ne].x = (lo + hi) / 2;
             e[ne].res = gap / 2 + s->smear_ms;
+            e[ne].dir = s->st[i] == ST_BUSY && s->st[i - 1] == ST_IDLE ? 1
+                        : s->st[i] == ST_IDLE && s->st[i - 1] == ST_BUSY ? -1 : 0;
             ne++;
         }
         if (s->n >= 2 && k <= SIG_IDLEBIT && maxgap / 2 + s->smear_ms < *base_res)
@@ -321,6 +367,7 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
             ew.prev_res = next_res;
         }
         tl_close(out, d);
+        widen_by_disagreement(out, e, ne);
     }
     free(e);
     for (int k = 0; k < SIG_N; k++) {
@@ -365,9 +412,9 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     long m = 0;
     for (int i = 0; i < ng; i++)
         for (int k = 1; k < gpus[i].n; k++)
-            x[m++] = (struct edge){ gpus[i].x[k], gpus[i].res[k] };
+            x[m++] = (struct edge){ gpus[i].x[k], gpus[i].res[k], 0 };
     for (int k = 1; k < cpu->n; k++)
-        x[m++] = (struct edge){ cpu->x[k], cpu->res[k] };
+        x[m++] = (struct edge){ cpu->x[k], cpu->res[k], 0 };
     qsort(x, (size_t)m, sizeof *x, cmp_edge);
     struct timeline cls = { 0 };
     struct edge_walk ew = { x, m, 0, 0, 0 };
@@ -496,7 +543,8 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
             tl_close(&gtl[i], d);          /* no samples: never busy */
             continue;
         }
-        if (gpu_timeline(o, g, wt->gpu[k], wt->ngpu_samples[k], t0, d, cad ? &cad[i] : NULL,
+        if (gpu_timeline(o, g, wt->gpu[k], wt->ngpu_samples[k], wt->medium_every_tick[k], t0, d,
+                         cad ? &cad[i] : NULL,
                          &gtl[i], &base[i]) != 0 || classify(&gtl[i], 1, &cpu, d, base[i], &g->bd) != 0) {
             ok = 0;
             break;

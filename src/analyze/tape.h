@@ -28,6 +28,7 @@ struct gpu_sample {
     float power_instant_w, power_average_w, util_pct, sm_clock_mhz;
     float sm_active_pct;       /* GPM SM activity, when a column carries it (see breakdown.c) */
     signed char idle_bit;      /* clock-event reason GpuIdle (0x1) */
+    unsigned char medium_fresh; /* utilization, SM clock and reasons were read at this tick */
 };
 
 struct host_sample {
@@ -63,6 +64,7 @@ struct window_tape {
     int gpu_id[TAPE_MAX_GPUS];
     struct gpu_sample *gpu[TAPE_MAX_GPUS];
     long ngpu_samples[TAPE_MAX_GPUS];
+    int medium_every_tick[TAPE_MAX_GPUS];  /* those readings are fresh on every row */
     struct host_sample *host;
     long nhost;
 };
