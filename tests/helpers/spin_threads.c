@@ -51,6 +51,7 @@ int main(int argc, char **argv)
     while (now_s() < end)
         for (int i = 0; i < 100000; i++)
             x += (unsigned long)i;
+    (void)x;                  /* read once: clang -Wunused-but-set-variable */
     for (int i = 0; i < 3; i++)
         pthread_join(t[i], NULL);
     return 0;
