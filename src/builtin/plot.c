@@ -52,8 +52,8 @@ static int parse_seconds(const char *opt, const char *s, double *out)
     errno = 0;
     double v = strtod(s, &end);
     /* a trace spans at most TRACE_NS_MAX ns (146 years) */
-    if (errno || end == s || *end || !isfinite(v) || v < 0 || v > TRACE_NS_MAX / 1e9) {
-        diag_error("%s: not a number of seconds in 0..%.0f: '%s'", opt, TRACE_NS_MAX / 1e9, s);
+    if (errno || end == s || *end || !isfinite(v) || v < 0 || v > (double)TRACE_NS_MAX / 1e9) {
+        diag_error("%s: not a number of seconds in 0..%.0f: '%s'", opt, (double)TRACE_NS_MAX / 1e9, s);
         return -1;
     }
     *out = v;
