@@ -2,7 +2,8 @@
 #
 #   make            build build/flinch and the simulated NVML (build/sim/libnvidia-ml.so.1)
 #   make demo       record a scripted 724 ms pause on the simulated GPU and analyze it
-#   make check      build with -Werror, run every test; then again under ASan+UBSan; memcheck
+#   make check      build with -Werror, run every test; again under ASan+UBSan+LSan (gcc)
+#                   and under clang's UBSan (float-cast-overflow); memcheck
 #   make bench      run the benchmarks in bench/ (slow; prints tables)
 #   make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60; clang)
 #   make soak       record SOAK_SECONDS (default 3600) at 1 ms with marks; checks RSS, marks, samples
@@ -38,6 +39,10 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# clang's UBSan catches what gcc's misses (a double beyond long's range cast
+# to long: float-cast-overflow); the clang build of `make check` carries it.
+CLANG_SANFLAGS := -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all \
+                  -fno-omit-frame-pointer
 
 .PHONY: all tests demo check check-plain check-asan check-clang bench fuzz soak valgrind clean
 
@@ -101,15 +106,19 @@ $(BUILD)/tests/%: tests/helpers/%.c
 demo: all
 	@sh tests/demo.sh $(BUILD)
 
-# check: the plain build with -Werror, the same under ASan+UBSan, a clang
-# compile when clang is present; then every test against both builds.
+# check: the plain build with -Werror; the same under gcc's ASan+UBSan with
+# LeakSanitizer on (a leak fails the command); and, when clang is present,
+# a clang -Werror build with clang's UBSan (float-cast-overflow included);
+# then every test against each build.
 check:
 	@sh tests/setup-deps.sh
 	$(MAKE) --no-print-directory BUILD=build WERROR=-Werror tests
 	$(MAKE) --no-print-directory BUILD=build-asan WERROR=-Werror OPT="-O1 -g" SAN="$(SANFLAGS)" tests
 	@if command -v clang >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory BUILD=build-clang CC=clang WERROR=-Werror tests; fi
-	@sh tests/run.sh build build-asan
+	  $(MAKE) --no-print-directory BUILD=build-clang CC=clang WERROR=-Werror OPT="-O1 -g" \
+	    SAN="$(CLANG_SANFLAGS)" tests; fi
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  sh tests/run.sh build build-asan $$(test -x build-clang/flinch && echo build-clang)
 
 bench: all
 	@sh bench/run.sh $(BUILD)

@@ -358,7 +358,8 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
                 *base_res = fmin(*base_res, sig[k].smear_ms + d);
     }
     if (rc == 0) {
-        qsort(e, (size_t)ne, sizeof *e, cmp_edge);
+        if (ne > 1)                /* qsort(NULL, 0, ...) is undefined (clang's UBSan) */
+            qsort(e, (size_t)ne, sizeof *e, cmp_edge);
         struct edge_walk ew = { e, ne, 0, 0, 0 };
         double next, next_res;
         while (rc == 0 && edge_next(&ew, d, &next, &next_res)) {

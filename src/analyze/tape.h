@@ -19,8 +19,9 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "trace_limits.h"
 
-#define TAPE_MAX_GPUS 16
+#define TAPE_MAX_GPUS TRACE_MAX_GPUS   /* one limit: trace_limits.h */
 
 /* Every field NAN when the trace lacks it; idle_bit -1 when unknown. */
 struct gpu_sample {

@@ -90,4 +90,25 @@ expect_eq "escape in a label: exit 2" "$?" 2
 expect_eq "escape in a label: escaped in the message" "$(cat err.txt)" \
   'flinch analyze: no MARK '"'nope'"' in esc.csv (labels seen: \x1b[31mred\x1b[0m, infer_start, first_token, end)'
 check "escape in a label: no raw ESC on stderr" sh -c "! grep -q '$esc' err.txt"
+# one GPU limit everywhere (trace_limits.h): 20 GPUs read by all three
+# readers (analyze refused more than 16), 65 refused by all three
+gpus() { awk -v n="$1" 'BEGIN { print "t_mono_ns,t_wall_ns,row_type,label,gpu_power_W,gpu_util_pct,gpu_index"
+  printf "1000,1,MARK,infer_start,,,\n"
+  for (t = 1; t <= 3; t++) for (g = 0; g < n; g++) printf "%d,%d,SAMPLE,,100,50,%d\n", t * 1000000, t, g
+  printf "3500000,4,MARK,first_token,,,\n" }'; }
+gpus 20 >g20.csv
+"$FLINCH" analyze --csv g20.csv $A >out.txt 2>err.txt
+expect_eq "20 GPUs: analyze exit 0" "$?" 0
+expect_eq "20 GPUs: analyze sees them" "$(grep -c '^levels gpu' out.txt)" 20
+"$FLINCH" plot g20.csv -o g20.svg 2>err.txt
+expect_eq "20 GPUs: plot exit 0" "$?" 0
+"$FLINCH" export -f perfetto g20.csv -o g20.json -q 2>err.txt
+expect_eq "20 GPUs: export exit 0" "$?" 0
+gpus 65 >g65.csv
+"$FLINCH" analyze --csv g65.csv $A >out.txt 2>err.txt
+expect_eq "65 GPUs: analyze exit 2" "$?" 2
+"$FLINCH" plot g65.csv -o g65.svg 2>err.txt
+expect_eq "65 GPUs: plot exit 2" "$?" 2
+"$FLINCH" export -f perfetto g65.csv -o g65.json -q 2>err.txt
+expect_eq "65 GPUs: export exit 2" "$?" 2
 done_testing
