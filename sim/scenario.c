@@ -28,7 +28,8 @@ static const char *const func_names[SIM_FN_N] = {
     "nvmlDeviceGetFieldValues", "nvmlDeviceGetEnforcedPowerLimit",
     "nvmlDeviceGetCurrentClocksEventReasons",
     "nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlDeviceGetTemperatureV",
-    "nvmlDeviceGetPerformanceState",
+    "nvmlDeviceGetPerformanceState", "nvmlDeviceGetUUID", "nvmlDeviceGetPciInfo_v3",
+    "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetComputeMode", "nvmlDeviceGetMigMode",
 };
 
 int sim_func_lookup(const char *name)
@@ -256,6 +257,12 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
             return fail(p, "name: expected 1..%d characters", SIM_NAME_MAX - 1);
         memcpy(sc->name, rest, len);
         sc->name[len] = 0;
+        return 0;
+    }
+    if (strcmp(d, "persistence") == 0) {
+        if (ntok != 2 || (strcmp(tok[1], "on") != 0 && strcmp(tok[1], "off") != 0))
+            return fail(p, "persistence: expected 'on' or 'off'");
+        sc->persistence_off = strcmp(tok[1], "off") == 0;
         return 0;
     }
     if (strcmp(d, "no_driver") == 0 || strcmp(d, "no_gpus") == 0) {

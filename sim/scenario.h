@@ -28,7 +28,8 @@ enum sim_func {
     SIM_FN_COUNT, SIM_FN_HANDLE, SIM_FN_NAME, SIM_FN_POWER, SIM_FN_UTIL,
     SIM_FN_MEMORY, SIM_FN_CLOCK, SIM_FN_TEMP, SIM_FN_ENERGY, SIM_FN_FIELDS,
     SIM_FN_LIMIT, SIM_FN_EVENT_REASONS, SIM_FN_THROTTLE_REASONS, SIM_FN_TEMP_V,
-    SIM_FN_PSTATE, SIM_FN_N
+    SIM_FN_PSTATE, SIM_FN_UUID, SIM_FN_PCI, SIM_FN_PERSISTENCE, SIM_FN_COMPUTE_MODE,
+    SIM_FN_MIG_MODE, SIM_FN_N
 };
 
 struct sim_reading {
@@ -99,6 +100,7 @@ struct sim_scenario {
     unsigned power_limit_w;
     long long period_ms;
     int no_driver, no_gpus;
+    int persistence_off;        /* `persistence off`: nvmlDeviceGetPersistenceMode says disabled */
     long long lost_after[SIM_MAX_GPUS]; /* -1: never lost */
     struct sim_unsupported unsupported[SIM_MAX_FAULTS];
     size_t n_unsupported;

@@ -37,6 +37,9 @@ nvmlReturn_t sim_device_query(nvmlDevice_t dev, const void *out, int func,
  * the code it must answer (NVML_SUCCESS when none). Lock held. */
 nvmlReturn_t sim_field_fault(unsigned gpu, unsigned field_id);
 
+/* nvmlInit has been called more often than nvmlShutdown. Lock held. */
+int sim_initialized(void);
+
 /* Per-GPU, per-function call counts (sim_stats.c). Lock held. */
 void sim_stats_count(unsigned gpu, int func);
 void sim_stats_reset(void);

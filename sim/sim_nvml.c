@@ -240,6 +240,11 @@ static nvmlReturn_t fault_now(int gpu, int func, int is_field, unsigned field_id
     return hit;
 }
 
+int sim_initialized(void)
+{
+    return init_count > 0;
+}
+
 nvmlReturn_t sim_field_fault(unsigned gpu, unsigned field_id)
 {
     return fault_now((int)gpu, -1, 1, field_id);

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "trace_event.h"
+#include "trace_limits.h"
 #include "analysis_internal.h"
 #include "clock.h"
 #include "diag.h"
@@ -178,6 +180,41 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
     return resolve_pending(c, 0);
 }
 
+/* The recorder's flinch_gpu rows: who each GPU is, and a warning when its
+ * persistence mode was off (the driver then loads and unloads around each
+ * client, and NVML calls can take hundreds of ms: samples come late). */
+static void on_event(struct analysis *a, const struct trace_row *r)
+{
+    char v[64];
+    if (!trace_event_is(r->label, EVENT_GPU) || trace_event_value(r->label, "index", v, sizeof v) != 0)
+        return;
+    char *end;
+    long id = strtol(v, &end, 10);
+    if (*end || id < 0 || id > TRACE_MAX_GPU_INDEX)
+        return;
+    struct gpu_ident *g = NULL;
+    for (int i = 0; i < a->nidents; i++)
+        if (a->idents[i].id == id)
+            g = &a->idents[i];
+    if (!g) {
+        if (a->nidents == ANALYSIS_MAX_IDENTS)
+            return;
+        g = &a->idents[a->nidents++];
+        memset(g, 0, sizeof *g);
+        g->id = (int)id;
+    }
+    trace_event_value(r->label, "name", g->name, sizeof g->name);
+    trace_event_value(r->label, "uuid", g->uuid, sizeof g->uuid);
+    trace_event_value(r->label, "pci", g->pci, sizeof g->pci);
+    if (trace_event_value(r->label, "persistence", v, sizeof v) == 0 && strcmp(v, "off") == 0 &&
+        !g->persistence_off) {
+        g->persistence_off = 1;
+        diag_warn("%s: gpu %ld (%s): persistence mode off: NVML calls can be slow (the driver "
+                  "may reinitialise the GPU between clients), so samples may be late; "
+                  "enable it with nvidia-smi -pm 1", a->path, id, g->name[0] ? g->name : "?");
+    }
+}
+
 static void remember_label(struct analysis *a, const char *label)
 {
     labels_seen_add(a->labels_seen, &a->nlabels_seen, label);
@@ -326,6 +363,8 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
         if (row.type == TRACE_SAMPLE) {
             a->samples++;
             status = on_sample(&c, &row);
+        } else if (row.type == TRACE_EVENT) {
+            on_event(a, &row);
         } else if (row.type == TRACE_MARK) {
             remember_label(a, row.label);
             if (!o->marks)

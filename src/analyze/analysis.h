@@ -140,8 +140,18 @@ struct analysis_options {
 
 #define ANALYSIS_MAX_HOSTS 16
 
+/* A GPU as the recorder described it (flinch_gpu EVENT row, trace_event.h). */
+struct gpu_ident {
+    int id;                       /* gpu_index */
+    char name[64], uuid[48], pci[24];
+    int persistence_off;
+};
+#define ANALYSIS_MAX_IDENTS 16
+
 struct analysis {
     const char *path;
+    struct gpu_ident idents[ANALYSIS_MAX_IDENTS]; /* one trace's GPUs, from its EVENT rows */
+    int nidents;
     int nhosts;                   /* traces analysed together (1 for one trace) */
     const char *host_names[ANALYSIS_MAX_HOSTS];
     int64_t host_offset_ns[ANALYSIS_MAX_HOSTS]; /* t_wall_ns - t_mono_ns assumed per host */

@@ -162,6 +162,7 @@ int analysis_run_hosts(const struct analysis_options *o, struct host_trace *host
             diag_error("%s", err);
             return EXIT_USAGE;
         }
+    hosts_adopt_recorded_names(hosts, n);
     if (n > ANALYSIS_MAX_HOSTS || hosts_check(hosts, n, err, sizeof err) != 0) {
         diag_error("%s", n > ANALYSIS_MAX_HOSTS ? "more than 16 traces" : err);
         return EXIT_USAGE;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hosts.h"
+#include "trace_event.h"
 #include "trace_reader.h"
 
 int host_trace_parse(const char *arg, struct host_trace *h, char *err, size_t errlen)
@@ -18,6 +19,7 @@ int host_trace_parse(const char *arg, struct host_trace *h, char *err, size_t er
         name = arg;
         name_end = eq;
         h->path = eq + 1;
+        h->named = 1;
     } else {
         h->path = arg;
         const char *slash = strrchr(arg, '/');
@@ -61,6 +63,35 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The flinch_host EVENT's name=, when it is a valid host name. */
+static void record_host_name(struct host_trace *h, const char *label)
+{
+    char name[HOST_NAME_LEN];
+    if (trace_event_value(label, "name", name, sizeof name) != 0 || !name[0] ||
+        strcmp(name, "unknown") == 0)
+        return;
+    for (const char *c = name; *c; c++)
+        if (*c == ':' || *c == '=' || *c == '/' || (unsigned char)*c < 0x21 || *c == 0x7f)
+            return;
+    memcpy(h->recorded_name, name, sizeof name);
+}
+
+void hosts_adopt_recorded_names(struct host_trace *hosts, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *want = hosts[i].recorded_name;
+        if (hosts[i].named || !want[0])
+            continue;
+        int clash = 0;
+        for (int k = 0; k < n; k++)
+            if (k != i && (strcmp(hosts[k].recorded_name, want) == 0 ||
+                           (hosts[k].named && strcmp(hosts[k].name, want) == 0)))
+                clash = 1;
+        if (!clash)
+            memcpy(hosts[i].name, want, HOST_NAME_LEN);
+    }
+}
+
 int host_trace_measure(struct host_trace *h, char *err, size_t errlen)
 {
     struct trace_reader tr;
@@ -89,6 +120,8 @@ int host_trace_measure(struct host_trace *h, char *err, size_t errlen)
             h->min_mono_ns = row.t_mono_ns;
         if (h->rows == 1 || row.t_mono_ns > h->max_mono_ns)
             h->max_mono_ns = row.t_mono_ns;
+        if (row.type == TRACE_EVENT && !h->recorded_name[0] && trace_event_is(row.label, EVENT_HOST))
+            record_host_name(h, row.label);
         if (!row.has_wall)
             continue;
         int64_t d = row.t_wall_ns - row.t_mono_ns;

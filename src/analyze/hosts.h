@@ -27,6 +27,9 @@
 struct host_trace {
     char name[HOST_NAME_LEN];    /* "node1" */
     const char *path;            /* the trace CSV (points into the argument) */
+    int named;                   /* HOST=PATH: the name is the user's, never replaced */
+    char recorded_name[HOST_NAME_LEN]; /* set by host_trace_measure: the host name the
+                                    recorder wrote (flinch_host EVENT), "" if none */
     /* set by host_trace_measure: */
     int has_wall;                /* some row had t_wall_ns; else offset is 0 */
     int64_t wall_offset_ns;      /* median of t_wall_ns - t_mono_ns */
@@ -48,6 +51,11 @@ int host_trace_measure(struct host_trace *h, char *err, size_t errlen);
 /* A host's t_mono_ns on the shared timeline, and back. */
 int64_t host_shared_ns(const struct host_trace *h, int64_t t_mono_ns);
 int64_t host_mono_ns(const struct host_trace *h, int64_t shared_ns);
+
+/* Names each host not named HOST=PATH after the host name its recorder
+ * wrote, where the trace has one and it is not also another trace's name
+ * (two traces from one host keep their file names). */
+void hosts_adopt_recorded_names(struct host_trace *hosts, int n);
 
 /* Checks a set of measured hosts can share a timeline: names distinct, and
  * with more than one host, every trace has t_wall_ns. 0, or -1 with ERR. */

@@ -138,6 +138,8 @@ int cmd_export(int argc, char **argv)
             diag_error("%s", err);
             rc = EXIT_USAGE;
         }
+    if (rc == 0)
+        hosts_adopt_recorded_names(hosts, n);
     if (rc == 0 && hosts_check(hosts, n, err, sizeof err) != 0) {
         diag_error("%s", err);
         rc = EXIT_USAGE;

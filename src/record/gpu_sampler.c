@@ -27,8 +27,7 @@ static const struct { unsigned id; enum gpu_value v; } fast_fields[] = {
 #define N_FAST_FIELDS (int)(sizeof fast_fields / sizeof fast_fields[0])
 
 /* The readings of the medium and slow groups, kept between their reads. */
-#define MEDIUM_MASK ((1u << GV_UTIL_GPU) | (1u << GV_UTIL_MEM) | (1u << GV_SM_CLOCK_MHZ) | \
-                     (1u << GV_REASONS))
+#define MEDIUM_MASK ((1u << GV_SM_CLOCK_MHZ) | (1u << GV_REASONS))
 #define SLOW_MASK ((1u << GV_TEMP_C) | (1u << GV_MEM_USED_BYTES) | (1u << GV_POWER_LIMIT_MW) | \
                    (1u << GV_PSTATE))
 
@@ -176,17 +175,25 @@ static int sample_fallbacks(const struct nvml_lib *lib, struct gpu_dev *dev, str
     return lost;
 }
 
+/* Utilization every tick: the analysis decides busy from it sample by
+ * sample (its edges would otherwise move by up to the medium period). */
+static int sample_utilization(const struct nvml_lib *lib, struct gpu_dev *dev, struct gpu_reading *r)
+{
+    int lost = 0;
+    if (lib->utilization) {
+        nvmlUtilization_t u = { 0, 0 };
+        nvmlReturn_t rc = lib->utilization(dev->handle, &u);
+        lost |= note(lib, dev, r, GV_UTIL_GPU, rc, u.gpu);
+        lost |= note(lib, dev, r, GV_UTIL_MEM, rc, u.memory);
+    }
+    return lost;
+}
+
 static int sample_medium(const struct nvml_lib *lib, struct gpu_dev *dev, struct gpu_reading *r)
 {
     nvmlDevice_t h = dev->handle;
     int lost = 0;
-    if (lib->utilization) {
-        nvmlUtilization_t u = { 0, 0 };
-        nvmlReturn_t rc = lib->utilization(h, &u);
-        lost |= note(lib, dev, r, GV_UTIL_GPU, rc, u.gpu);
-        lost |= note(lib, dev, r, GV_UTIL_MEM, rc, u.memory);
-    }
-    if (!lost && lib->clock_info) {
+    if (lib->clock_info) {
         unsigned mhz = 0;
         nvmlReturn_t rc = lib->clock_info(h, NVML_CLOCK_SM, &mhz);
         lost |= note(lib, dev, r, GV_SM_CLOCK_MHZ, rc, mhz);
@@ -266,6 +273,8 @@ nvmlReturn_t gpu_sample(const struct nvml_lib *lib, struct gpu_dev *dev, struct 
     lost |= sample_fields(lib, dev, r);
     if (!lost)
         lost |= sample_fallbacks(lib, dev, r);
+    if (!lost)
+        lost |= sample_utilization(lib, dev, r);
     if (!lost && due(dev->medium_at, dev->tick, dev->medium_every)) {
         dev->medium_at = dev->tick;
         lost |= sample_medium(lib, dev, &dev->last);

@@ -11,8 +11,9 @@
  *                     instant power (186), 1 s average power (185) and the
  *                     throttle-time counters (74, 269, 270, 271), each with
  *                     the driver's own timestamp and return code;
- *   every MEDIUM_MS   utilization, SM clock, clock-event reasons (no field
- *                     ids; utilization itself refreshes only every 1/6-1 s);
+ *                     and utilization (no field id; read every tick because
+ *                     the analysis decides busy from it sample by sample);
+ *   every MEDIUM_MS   SM clock, clock-event reasons (no field ids);
  *   every SLOW_MS     temperature, memory used, power limit, P-state.
  *
  * Both periods are counted in scheduled ticks (round(period / interval),
@@ -39,13 +40,13 @@
 
 #include "nvml_loader.h"
 
-#define GPU_MEDIUM_MS 50     /* utilization, SM clock, reasons */
+#define GPU_MEDIUM_MS 50     /* SM clock, reasons */
 #define GPU_SLOW_MS 1000     /* temperature, memory, limit, P-state */
 
 enum gpu_value {
     GV_POWER_MW,          /* field 185, else nvmlDeviceGetPowerUsage */
-    GV_UTIL_GPU,          /* nvmlDeviceGetUtilizationRates .gpu (medium) */
-    GV_UTIL_MEM,          /*   .memory (medium) */
+    GV_UTIL_GPU,          /* nvmlDeviceGetUtilizationRates .gpu (every tick) */
+    GV_UTIL_MEM,          /*   .memory (every tick) */
     GV_SM_CLOCK_MHZ,      /* nvmlDeviceGetClockInfo(NVML_CLOCK_SM) (medium) */
     GV_TEMP_C,            /* nvmlDeviceGetTemperature, else ...TemperatureV (slow) */
     GV_ENERGY_MJ,         /* field 83, else nvmlDeviceGetTotalEnergyConsumption */

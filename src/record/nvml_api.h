@@ -63,6 +63,29 @@ typedef struct nvmlTemperature_v1_st {
 typedef int nvmlPstates_t;   /* 0 (NVML_PSTATE_0, fastest) .. 15; 32: unknown */
 enum { NVML_PSTATE_15 = 15, NVML_PSTATE_UNKNOWN = 32 };
 
+/* Identity (nvml.h). Buffer sizes are the _V2 ones, large enough for
+ * every driver. */
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+#define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
+#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+#define NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE 80
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
+
+/* nvmlPciInfo_t as nvmlDeviceGetPciInfo_v3 fills it. */
+typedef struct nvmlPciInfo_st {
+    char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE]; /* "00000000:18:00.0" */
+} nvmlPciInfo_t;
+
+typedef int nvmlEnableState_t;  /* NVML_FEATURE_DISABLED 0, NVML_FEATURE_ENABLED 1 */
+typedef int nvmlComputeMode_t;  /* 0 default, 1 exclusive thread, 2 prohibited, 3 exclusive process */
+
 typedef int nvmlValueType_t;
 enum {
     NVML_VALUE_TYPE_DOUBLE = 0,
@@ -136,5 +159,15 @@ typedef nvmlReturn_t (*nvml_device_temperature_v_fn)(nvmlDevice_t, nvmlTemperatu
     /* nvmlDeviceGetTemperatureV */
 typedef nvmlReturn_t (*nvml_device_pstate_fn)(nvmlDevice_t, nvmlPstates_t *);
     /* nvmlDeviceGetPerformanceState */
+typedef nvmlReturn_t (*nvml_system_string_fn)(char *, unsigned int);
+    /* nvmlSystemGetDriverVersion, nvmlSystemGetNVMLVersion */
+typedef nvmlReturn_t (*nvml_device_string_fn)(nvmlDevice_t, char *, unsigned int);
+    /* nvmlDeviceGetUUID (and nvmlDeviceGetName above) */
+typedef nvmlReturn_t (*nvml_device_pci_fn)(nvmlDevice_t, nvmlPciInfo_t *); /* nvmlDeviceGetPciInfo_v3 */
+typedef nvmlReturn_t (*nvml_device_enable_fn)(nvmlDevice_t, nvmlEnableState_t *);
+    /* nvmlDeviceGetPersistenceMode */
+typedef nvmlReturn_t (*nvml_device_compute_mode_fn)(nvmlDevice_t, nvmlComputeMode_t *);
+typedef nvmlReturn_t (*nvml_device_mig_fn)(nvmlDevice_t, unsigned int *, unsigned int *);
+    /* nvmlDeviceGetMigMode: current, pending */
 
 #endif

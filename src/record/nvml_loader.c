@@ -49,6 +49,13 @@ int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
     RESOLVE(field_values, "nvmlDeviceGetFieldValues", NULL);
     RESOLVE(temperature_v, "nvmlDeviceGetTemperatureV", NULL);
     RESOLVE(pstate, "nvmlDeviceGetPerformanceState", NULL);
+    RESOLVE(driver_version, "nvmlSystemGetDriverVersion", NULL);
+    RESOLVE(nvml_version, "nvmlSystemGetNVMLVersion", NULL);
+    RESOLVE(uuid, "nvmlDeviceGetUUID", NULL);
+    RESOLVE(pci_info, "nvmlDeviceGetPciInfo_v3", NULL);
+    RESOLVE(persistence_mode, "nvmlDeviceGetPersistenceMode", NULL);
+    RESOLVE(compute_mode, "nvmlDeviceGetComputeMode", NULL);
+    RESOLVE(mig_mode, "nvmlDeviceGetMigMode", NULL);
 
     const char *missing = !lib->init ? "nvmlInit" :
                           !lib->shutdown ? "nvmlShutdown" :
@@ -76,6 +83,43 @@ static void follow_virtual_clock(struct nvml_lib *lib)
     if (now && sleep_until && now() >= 0) {
         clock_virtualize(now, sleep_until);
         lib->virtual_clock = 1;
+    }
+}
+
+void nvml_missing_symbols(const struct nvml_lib *lib, char *buf, size_t len)
+{
+    const struct { int fn; const char *name; } opt[] = {
+        { lib->device_name != NULL, "nvmlDeviceGetName" },
+        { lib->power_usage != NULL, "nvmlDeviceGetPowerUsage" },
+        { lib->power_limit != NULL, "nvmlDeviceGetEnforcedPowerLimit" },
+        { lib->total_energy != NULL, "nvmlDeviceGetTotalEnergyConsumption" },
+        { lib->clock_event_reasons != NULL, "nvmlDeviceGetCurrentClocksEventReasons" },
+        { lib->utilization != NULL, "nvmlDeviceGetUtilizationRates" },
+        { lib->memory_info != NULL, "nvmlDeviceGetMemoryInfo" },
+        { lib->clock_info != NULL, "nvmlDeviceGetClockInfo" },
+        { lib->temperature != NULL, "nvmlDeviceGetTemperature" },
+        { lib->field_values != NULL, "nvmlDeviceGetFieldValues" },
+        { lib->temperature_v != NULL, "nvmlDeviceGetTemperatureV" },
+        { lib->pstate != NULL, "nvmlDeviceGetPerformanceState" },
+        { lib->driver_version != NULL, "nvmlSystemGetDriverVersion" },
+        { lib->nvml_version != NULL, "nvmlSystemGetNVMLVersion" },
+        { lib->uuid != NULL, "nvmlDeviceGetUUID" },
+        { lib->pci_info != NULL, "nvmlDeviceGetPciInfo_v3" },
+        { lib->persistence_mode != NULL, "nvmlDeviceGetPersistenceMode" },
+        { lib->compute_mode != NULL, "nvmlDeviceGetComputeMode" },
+        { lib->mig_mode != NULL, "nvmlDeviceGetMigMode" },
+    };
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
+        if (opt[i].fn)
+            continue;
+        int w = snprintf(buf + n, len - n, "%s%s", n ? ";" : "", opt[i].name);
+        if (w < 0 || (size_t)w >= len - n) {
+            buf[n] = 0;
+            return;
+        }
+        n += (size_t)w;
     }
 }
 

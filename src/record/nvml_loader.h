@@ -38,6 +38,14 @@ struct nvml_lib {
     nvml_device_field_values_fn field_values;
     nvml_device_temperature_v_fn temperature_v; /* CUDA 12.7+; the one left on CUDA 13 */
     nvml_device_pstate_fn pstate;
+    /* identity, read once at start (gpu_identity.c) */
+    nvml_system_string_fn driver_version;
+    nvml_system_string_fn nvml_version;
+    nvml_device_string_fn uuid;
+    nvml_device_pci_fn pci_info;
+    nvml_device_enable_fn persistence_mode;
+    nvml_device_compute_mode_fn compute_mode;
+    nvml_device_mig_fn mig_mode;
     int initialized;
     int virtual_clock;                      /* the simulator's clock drives clock.h */
 };
@@ -45,6 +53,10 @@ struct nvml_lib {
 /* dlopen()s path (NULL: libnvidia-ml.so.1) and resolves the entry points.
  * Returns 0, or -1 with a one-line reason in err. */
 int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen);
+
+/* The optional entry points this library lacks, as "name,name" (empty:
+ * none), for the trace's record of what was supported. */
+void nvml_missing_symbols(const struct nvml_lib *lib, char *buf, size_t len);
 
 /* nvmlInit; returns its code. */
 nvmlReturn_t nvml_start(struct nvml_lib *lib);

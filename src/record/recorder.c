@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "csv_writer.h"
 #include "diag.h"
+#include "gpu_identity.h"
 #include "gpu_pool.h"
 #include "gpu_sampler.h"
 #include "host_cpu.h"
@@ -47,6 +48,8 @@ struct recorder {
     const struct record_opts *o;
     struct nvml_lib nvml;
     struct gpu_dev gpus[TRACE_MAX_GPUS];
+    struct gpu_identity ids[TRACE_MAX_GPUS]; /* read once, for the EVENT rows */
+    int fields_written;      /* the flinch_fields EVENT rows, after the first tick */
     struct gpu_reading readings[TRACE_MAX_GPUS]; /* this tick's, before they are written */
     int ngpu;
     struct gpu_pool pool;    /* started once serial reads get slow (sample_tick) */
@@ -186,6 +189,7 @@ static int open_nvml(struct recorder *r)
             diag_error("GPU %u: %s", idx[i], nvml_strerror(&r->nvml, rc));
             return -1;
         }
+        gpu_identity_read(&r->nvml, r->gpus[n].handle, &r->ids[n]);
         n++;
     }
     r->ngpu = n;
@@ -257,6 +261,19 @@ static void write_event(struct recorder *r, const char *label, int gpu_col, long
     if (pid)
         trace_row_int(&row, COL_PROC_PID, pid);
     trace_row_write(&row, &r->csv);
+}
+
+/* The trace says what it recorded: one flinch_host row, one flinch_gpu row
+ * per GPU, right after `begin` (gpu_identity.h). */
+static void write_identity(struct recorder *r)
+{
+    char label[MARK_LABEL_MAX + 64];
+    host_identity_label(&r->nvml, r->o->interval_ms, r->o->gpu_spec, label, sizeof label);
+    write_event(r, label, 0, 0, 0);
+    for (int i = 0; i < r->ngpu; i++) {
+        gpu_identity_label(&r->ids[i], r->gpus[i].index, label, sizeof label);
+        write_event(r, label, 1, r->gpus[i].index, 0);
+    }
 }
 
 static int open_fifo(struct recorder *r)
@@ -467,6 +484,15 @@ static int run_loop(struct recorder *r)
         if (ticker_wait(&tk, &tick, &late) != 0)
             continue;
         int lost = sample_tick(r, tick, late);
+        if (!r->fields_written) {
+            /* what the first tick's field-values call answered, per GPU */
+            char label[MARK_LABEL_MAX + 64];
+            r->fields_written = 1;
+            for (int i = 0; i < r->ngpu; i++) {
+                gpu_fields_label(&r->gpus[i], label, sizeof label);
+                write_event(r, label, 1, r->gpus[i].index, 0);
+            }
+        }
         if (lost) {
             struct gpu_dev *d = &r->gpus[lost - 1];
             char label[64];
@@ -543,6 +569,7 @@ int recorder_run(const struct record_opts *o)
     r->start_ns = mono_ns();
     if (write_mark(r, "begin", r->start_ns) != 0)
         return fail_start(r, EXIT_RUNTIME);
+    write_identity(r);
     if (r->have_fifo && mark_fifo_start(&r->fifo, on_mark, r) != 0)
         return fail_start(r, EXIT_RUNTIME);
     if (o->cmd) {

@@ -261,6 +261,13 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
                 a->host_names[h], (long long)a->host_offset_ns[h]);
     for (int i = 0; i < a->ngpu; i++) {
         char name[96];
+        for (int k = 0; a->nhosts <= 1 && k < a->nidents; k++)
+            if (a->idents[k].id == a->gpu_ids[i])
+                fprintf(out, "gpu %d: %s, %s, pci %s%s\n", a->idents[k].id,
+                        a->idents[k].name[0] ? a->idents[k].name : "unnamed",
+                        a->idents[k].uuid[0] ? a->idents[k].uuid : "no uuid",
+                        a->idents[k].pci[0] ? a->idents[k].pci : "unknown",
+                        a->idents[k].persistence_off ? ", persistence mode off" : "");
         fprintf(out, "levels %s: idle %s W, busy %s W (%s)\n",
                 gpu_name(a, a->gpu_host ? a->gpu_host[i] : 0, a->gpu_ids[i], name, sizeof name),
                 NUM("%.1f", a->idle_w[i]), NUM("%.1f", a->busy_w[i]), a->level_origin[i]);

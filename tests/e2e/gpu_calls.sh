@@ -25,14 +25,14 @@ expect_eq "1 s at 10 ms: exit 0, no warnings" "$?:$(cat err.txt)" "0:"
 ticks=$(grep -c ',SAMPLE,' base.csv)
 last=$(csv_col base.csv tick | grep -v '^$' | tail -n 1)
 expect_eq "one field-values call per sampled tick" "$(calls nvmlDeviceGetFieldValues)" "$ticks"
+expect_eq "utilization every sampled tick" "$(calls nvmlDeviceGetUtilizationRates)" "$ticks"
 # medium every 5 ticks (50 ms): ticks 0, 5, ..., 95 = 20 (skipped ticks can only lower it)
-check "utilization, SM clock, reasons: once every 5 ticks ($(calls nvmlDeviceGetUtilizationRates) for last tick $last)" \
-  test "$(calls nvmlDeviceGetUtilizationRates)" -le 20 -a "$(calls nvmlDeviceGetUtilizationRates)" -ge 18
-expect_eq "SM clock and reasons with utilization" \
-  "$(calls nvmlDeviceGetClockInfo) $(calls nvmlDeviceGetCurrentClocksEventReasons)" \
-  "$(calls nvmlDeviceGetUtilizationRates) $(calls nvmlDeviceGetUtilizationRates)"
+check "SM clock: once every 5 ticks ($(calls nvmlDeviceGetClockInfo) for last tick $last)" \
+  test "$(calls nvmlDeviceGetClockInfo)" -le 20 -a "$(calls nvmlDeviceGetClockInfo)" -ge 18
+expect_eq "reasons with the SM clock" "$(calls nvmlDeviceGetCurrentClocksEventReasons)" "$(calls nvmlDeviceGetClockInfo)"
+# (the power limit once more at start, for the flinch_gpu EVENT row)
 expect_eq "slow group once in 1 s (temperature, memory, limit, P-state)" \
-  "$(calls nvmlDeviceGetTemperature) $(calls nvmlDeviceGetMemoryInfo) $(calls nvmlDeviceGetEnforcedPowerLimit) $(calls nvmlDeviceGetPerformanceState)" "1 1 1 1"
+  "$(calls nvmlDeviceGetTemperature) $(calls nvmlDeviceGetMemoryInfo) $(calls nvmlDeviceGetEnforcedPowerLimit) $(calls nvmlDeviceGetPerformanceState)" "1 1 2 1"
 expect_eq "no power-usage or energy-function calls where the fields answer" \
   "$(calls nvmlDeviceGetPowerUsage) $(calls nvmlDeviceGetTotalEnergyConsumption)" "0 0"
 total=$(awk '$1 == "gpu" && $3 != "nvmlDeviceGetHandleByIndex" { n += $4 } END { print n }' stats.txt)
@@ -59,8 +59,8 @@ check "power-cap throttle time over the recording is its length ($((lastv - firs
 # --- at 1 ms: the same in ticks --------------------------------------------
 rec base.scn fast.csv --seconds 0.5 --interval-ms 1
 ticks=$(grep -c ',SAMPLE,' fast.csv)
-u=$(calls nvmlDeviceGetUtilizationRates)
-check "1 ms: utilization once every 50 ticks ($u calls, $ticks ticks)" test "$u" -ge 1 -a "$u" -le 10
+u=$(calls nvmlDeviceGetClockInfo)
+check "1 ms: SM clock once every 50 ticks ($u calls, $ticks ticks)" test "$u" -ge 1 -a "$u" -le 10
 expect_eq "1 ms: one field-values call per sampled tick" "$(calls nvmlDeviceGetFieldValues)" "$ticks"
 
 # --- field 185 missing (pre-Ampere / GA100): gpu_power_W from PowerUsage -----

@@ -63,7 +63,7 @@ if command -v python3 >/dev/null 2>&1; then
   out=$(python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-print(sorted(r["label"] for r in rows if r["row_type"] == "MARK" and "," in r["label"] or "\"" in r["label"]))
+print(sorted(r["label"] for r in rows if r["row_type"] == "MARK" and ("," in r["label"] or "\"" in r["label"])))
 ' marks.csv)
   expect_eq "python csv module reads the quoted labels back" "$out" "['a,b', 'say \"hi\"']"
 else

@@ -370,7 +370,9 @@ int main(int argc, char **argv)
             "nvmlDeviceGetTotalEnergyConsumption", "nvmlDeviceGetFieldValues",
             "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetCurrentClocksEventReasons",
             "nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlDeviceGetTemperatureV",
-            "nvmlDeviceGetPerformanceState",
+            "nvmlDeviceGetPerformanceState", "nvmlSystemGetDriverVersion",
+            "nvmlSystemGetNVMLVersion", "nvmlDeviceGetUUID", "nvmlDeviceGetPciInfo_v3",
+            "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetComputeMode", "nvmlDeviceGetMigMode",
             "flinchsim_energy_J", "flinchsim_epoch_ns", "flinchsim_builtin_scenario",
             "flinchsim_vclock_now", "flinchsim_vclock_sleep_until",
         };
