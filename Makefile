@@ -135,7 +135,7 @@ FUZZ_BIN     := build-fuzz/fuzz_trace_reader build-fuzz/fuzz_csv_reader build-fu
 build-fuzz/fuzz_trace_reader: tests/fuzz/fuzz_trace_reader.c src/trace/trace_reader.c src/trace/csv_reader.c src/trace/trace_schema.c src/trace/mark_line.c
 build-fuzz/fuzz_csv_reader: tests/fuzz/fuzz_csv_reader.c src/trace/csv_reader.c
 build-fuzz/fuzz_csv_roundtrip: tests/fuzz/fuzz_csv_roundtrip.c src/trace/csv_writer.c src/trace/csv_reader.c src/util/diag.c \
-                               src/util/utf8.c
+                               src/util/utf8.c src/trace/trace_append.c src/trace/trace_schema.c
 build-fuzz/fuzz_mark_line: tests/fuzz/fuzz_mark_line.c src/trace/mark_line.c
 $(FUZZ_BIN): $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)

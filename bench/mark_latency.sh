@@ -32,7 +32,7 @@ wait "$rec"
 
 # latencies in ns, sorted
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "arrival_mono_ns") a = i; next }
-         $3 == "MARK" && $4 ~ /^lat-/ { print $a - $1 }' "$out" | sort -n >"$W/lat.txt"
+         $3 == "MARK" && $4 ~ /^"lat-/ { print $a - $1 }' "$out" | sort -n >"$W/lat.txt"
 got=$(wc -l <"$W/lat.txt")
 samples=$(awk -F, '$3 == "SAMPLE"' "$out" | wc -l)
 pct() { # fraction -> value in us

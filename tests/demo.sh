@@ -28,7 +28,7 @@ FLINCH_SIM_EPOCH_NS=$epoch FLINCH_SIM_SCENARIO=sim/scenarios/demo.scn \
   --seconds 5.7 --marks-fifo "$OUT/marks" --quiet &
 rec=$!
 i=0
-while ! grep -q ',MARK,begin,' "$OUT/trace.csv" 2>/dev/null; do
+while ! grep -q ',MARK,"begin",' "$OUT/trace.csv" 2>/dev/null; do
   i=$((i + 1))
   if [ $i -gt 500 ] || ! kill -0 $rec 2>/dev/null; then
     echo "demo: the recorder did not start" >&2; wait $rec; exit 1
@@ -52,8 +52,8 @@ echo "== recording summary"
 awk -F, '
   NR == 1 { next }
   $3 == "SAMPLE" { s++ } $3 == "EVENT" { e++ }
-  $3 == "MARK" && $4 == "begin" { t0 = $1 } $3 == "MARK" && $4 == "end" { t1 = $1 }
-  $3 == "MARK" { m++; lab = lab sprintf("    %-12s %8.3f s\n", $4, ($1 - t0) / 1e9) }
+  $3 == "MARK" && $4 == "\"begin\"" { t0 = $1 } $3 == "MARK" && $4 == "\"end\"" { t1 = $1 }
+  $3 == "MARK" { m++; l = $4; gsub(/"/, "", l); lab = lab sprintf("    %-12s %8.3f s\n", l, ($1 - t0) / 1e9) }
   END {
     printf "  rows: %d (%d SAMPLE, %d MARK, %d EVENT)\n", NR - 1, s, m, e
     printf "  duration: %.3f s (begin to end)\n  marks (since begin):\n%s", (t1 - t0) / 1e9, lab

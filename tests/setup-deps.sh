@@ -5,11 +5,21 @@
 #   chromium  - renders `flinch plot` SVGs to PNG for the plot tests
 #   valgrind  - memcheck pass (make valgrind, and the memcheck suite of make check)
 #   clang     - make check's second compiler (-Werror), and make fuzz
+#   python3-pandas - reads flinch traces as a data-frame user would (record_quoting)
+#   DuckDB    - npm @duckdb/node-api, into build-deps/duckdb (ignored by git), when
+#               npm is there: reads a long trace with its CSV sniffer (record_quoting)
+root=$(cd "$(dirname "$0")/.." && pwd)
+if command -v npm >/dev/null 2>&1 && [ ! -d "$root/build-deps/duckdb/node_modules/@duckdb/node-api" ]; then
+  mkdir -p "$root/build-deps/duckdb"
+  (cd "$root/build-deps/duckdb" && npm install --no-audit --no-fund --silent @duckdb/node-api >/dev/null 2>&1) ||
+    echo "setup-deps: could not install DuckDB from npm; its test will be skipped" >&2
+fi
 want=""
 command -v python3 >/dev/null 2>&1 || want="$want python3"
 command -v chromium >/dev/null 2>&1 || want="$want chromium"
 command -v valgrind >/dev/null 2>&1 || want="$want valgrind"
 command -v clang >/dev/null 2>&1 || want="$want clang"
+{ python3 -c 'import pandas' || /usr/bin/python3 -c 'import pandas'; } >/dev/null 2>&1 || want="$want python3-pandas"
 [ -z "$want" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup-deps: not root or no apt-get; tests needing:$want will be skipped" >&2

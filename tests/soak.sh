@@ -34,7 +34,7 @@ rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 FLINCH_SIM_SCENARIO="$SCENARIOS/soak.scn" exec "$FLINCH" record --out soak.csv --seconds "$secs" \
   --interval-ms "$iv" --marks-fifo "$fifo" --nvml-lib "$SIM" --no-rapl -q 2>err.txt &
 rec=$!
-i=0; until grep -q ',MARK,begin,' soak.csv 2>/dev/null || [ $i -ge 250 ]; do sleep 0.02; i=$((i + 1)); done
+i=0; until grep -q ',MARK,"begin",' soak.csv 2>/dev/null || [ $i -ge 250 ]; do sleep 0.02; i=$((i + 1)); done
 for w in $(seq 1 "$writers"); do
   "$HELPERS/markflood" "$fifo" "$w" "$(awk -v r="$rate" -v n="$writers" 'BEGIN { print r / n }')" \
     "$wsecs" >"sent$w.txt" 2>"werr$w.txt" &

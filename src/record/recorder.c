@@ -37,6 +37,7 @@
 #include "rapl.h"
 #include "recorder.h"
 #include "ticker.h"
+#include "trace_append.h"
 #include "trace_limits.h"
 #include "trace_row.h"
 
@@ -208,7 +209,7 @@ static int open_output(struct recorder *r)
     for (int i = 0; i < COL_COUNT; i++)
         cells[i] = trace_column_names[i];
     for (int i = 0; i < r->rapl.ndom; i++) {
-        snprintf(names[i], sizeof names[i], "%s%s", RAPL_CUM_PREFIX, r->rapl.dom[i].name);
+        trace_rapl_column_name(r->rapl.dom[i].name, names[i], sizeof names[i]);
         cells[COL_COUNT + i] = names[i];
     }
     char header[CSV_ROW_MAX];
@@ -450,7 +451,11 @@ static int run_loop(struct recorder *r)
 {
     const struct record_opts *o = r->o;
     int64_t interval = (int64_t)o->interval_ms * NS_PER_MS;
+    /* At least one tick: the first (and last) tick is always recorded, even
+     * for --seconds shorter than half an interval. */
     int64_t total = o->seconds > 0 ? llround(o->seconds * 1000.0 / o->interval_ms) : INT64_MAX;
+    if (total < 1)
+        total = 1;
     int64_t end_ns = o->seconds > 0 ? r->start_ns + llround(o->seconds * 1e9) : INT64_MAX;
     struct ticker tk;
     ticker_start(&tk, r->start_ns, interval, total == INT64_MAX ? INT64_MAX : total - 1);
@@ -522,6 +527,23 @@ static void cleanup(struct recorder *r)
     nvml_unload(&r->nvml);
 }
 
+/* Appending is the default (the original tracer appended too), so say so:
+ * a second run into the same file joins the first, and a reader of the
+ * file should know. */
+static void say_appending(struct recorder *r)
+{
+    const struct csv_out *c = &r->csv;
+    if (c->wrote_header || c->start_size == 0)
+        return;
+    char rows[32];
+    trace_fmt_count(c->prior_rows, rows, sizeof rows);
+    fprintf(stderr, "%s: appending to %s: %lld earlier recording%s, %s row%s%s\n", diag_prog(),
+            c->path, c->prior_recordings, c->prior_recordings == 1 ? "" : "s", rows,
+            c->prior_rows == 1 ? "" : "s",
+            c->prior_last_mono_ns > mono_ns()
+                ? " (made before this boot: its clock is ahead of this one's)" : "");
+}
+
 /* A start that failed once the trace was opened leaves nothing behind: a
  * trace we created is removed, an existing one cut back to where it was
  * (no header-only file, no `begin` without a recording). */
@@ -564,6 +586,7 @@ int recorder_run(const struct record_opts *o)
     if (open_fifo(r) != 0)
         return fail_start(r, EXIT_USAGE);
     host_cpu_open(&r->host, o->proc_stat, mono_ns());
+    say_appending(r);
     /* `begin` goes first, before any mark can be written: readers split a
      * file into recordings at the recorder's own `begin` rows. */
     r->start_ns = mono_ns();

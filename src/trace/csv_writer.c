@@ -9,6 +9,7 @@
 
 #include "csv_writer.h"
 #include "diag.h"
+#include "trace_append.h"
 
 int csv_cell_needs_quotes(const char *cell)
 {
@@ -22,6 +23,12 @@ int csv_cell_needs_quotes(const char *cell)
 
 size_t csv_format_row(char *buf, size_t cap, const char *const *cells, int ncells)
 {
+    return csv_format_row_quoting(buf, cap, cells, ncells, -1);
+}
+
+size_t csv_format_row_quoting(char *buf, size_t cap, const char *const *cells, int ncells,
+                              int always_quote)
+{
     size_t len = 0;
     for (int i = 0; i < ncells; i++) {
         if (i > 0) {
@@ -32,7 +39,7 @@ size_t csv_format_row(char *buf, size_t cap, const char *const *cells, int ncell
         const char *c = cells[i];
         if (!c)
             continue;
-        int quote = csv_cell_needs_quotes(c);
+        int quote = (i == always_quote && *c) || csv_cell_needs_quotes(c);
         if (quote) {
             if (len + 1 >= cap)
                 return 0;
@@ -155,10 +162,66 @@ static int check_owner(const struct csv_out *o, const struct stat *st, int force
     return 0;
 }
 
+/* Index of column `name` in a header line, or -1. */
+static int header_index(const char *header, const char *name)
+{
+    size_t n = strlen(name);
+    int col = 0;
+    for (const char *p = header;; col++) {
+        size_t len = strcspn(p, ",\n");
+        if (len == n && memcmp(p, name, n) == 0)
+            return col;
+        if (p[len] != ',')
+            return -1;
+        p += len + 1;
+    }
+}
+
+/* The end of an existing trace, before anything is appended: a NUL byte
+ * (a crash or power loss left blocks unwritten) is refused, since the
+ * readers would stop there anyway; a last row without its newline (kill -9
+ * mid-row on an old version, a disk that filled) is cut away, so the new
+ * rows do not continue it. Notes what is there for the recorder's
+ * "appending to" line. */
+static int check_tail(struct csv_out *o, const char *header, off_t size)
+{
+    struct trace_scan sc;
+    if (trace_scan_file(o->fd, size, header_index(header, "arrival_mono_ns"), &sc) != 0) {
+        diag_error("%s: cannot read it before appending: %s", o->path, strerror(errno));
+        csv_out_abandon(o);
+        return -1;
+    }
+    if (sc.nul_at >= 0) {
+        diag_error("%s: holds NUL bytes from byte %lld (line %lld), left by a crash or power "
+                   "loss; refusing to append: record into a new file (if the damage is only "
+                   "at the end, 'truncate -s %lld %s' cuts it off)", o->path,
+                   (long long)sc.nul_at, sc.nul_line, (long long)sc.nul_at, o->path);
+        csv_out_abandon(o);
+        return -1;
+    }
+    if (sc.whole_end < size) {
+        if (ftruncate(o->fd, sc.whole_end) != 0) {
+            diag_error("%s: its last row is cut short and cannot be removed: %s; refusing to "
+                       "append", o->path, strerror(errno));
+            csv_out_abandon(o);
+            return -1;
+        }
+        diag_warn("%s: its last row was cut short (%lld bytes without a newline: a crash or a "
+                  "full disk); removed them before appending", o->path,
+                  (long long)(size - sc.whole_end));
+    }
+    o->start_size = sc.whole_end;
+    o->prior_rows = sc.rows;
+    o->prior_recordings = sc.recordings;
+    o->prior_last_mono_ns = sc.last_mono_ns;
+    return 0;
+}
+
 int csv_out_open(struct csv_out *o, const char *path, const char *header, int force_append)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
+    o->prior_last_mono_ns = -1;
     pthread_mutex_init(&o->lock, NULL);
     snprintf(o->path, sizeof o->path, "%s", path);
 
@@ -214,12 +277,14 @@ int csv_out_open(struct csv_out *o, const char *path, const char *header, int fo
             return -1;
         }
         if (strlen(line) + 1 != hlen || strncmp(line, header, hlen - 1) != 0) {
-            diag_error("%s: exists with a different header (recorded with other columns, "
-                       "e.g. other RAPL domains); refusing to append (use another --out)", path);
+            char want[CSV_ROW_MAX];
+            snprintf(want, sizeof want, "%.*s", (int)(hlen - 1), header);
+            diag_error("%s: exists with a different header (%s); refusing to append: record "
+                       "into a new file (another --out)", path, trace_header_mismatch(line, want));
             csv_out_abandon(o);
             return -1;
         }
-        return 0;
+        return check_tail(o, header, st.st_size);
     }
     if (write_whole(o, header, strlen(header)) != 0) {
         diag_error("%s: cannot write header: %s", path, strerror(errno));
@@ -265,8 +330,14 @@ int csv_out_write(struct csv_out *o, const char *row, size_t len)
 
 int csv_out_write_cells(struct csv_out *o, const char *const *cells, int ncells)
 {
+    return csv_out_write_cells_quoting(o, cells, ncells, -1);
+}
+
+int csv_out_write_cells_quoting(struct csv_out *o, const char *const *cells, int ncells,
+                                int always_quote)
+{
     char buf[CSV_ROW_MAX];
-    size_t len = csv_format_row(buf, sizeof buf, cells, ncells);
+    size_t len = csv_format_row_quoting(buf, sizeof buf, cells, ncells, always_quote);
     if (len == 0) {
         diag_warn("%s: row longer than %d bytes not written", o->path, CSV_ROW_MAX);
         return -1;

@@ -28,6 +28,11 @@ int csv_cell_needs_quotes(const char *cell);
  * Returns its length, or 0 when it does not fit in cap bytes. */
 size_t csv_format_row(char *buf, size_t cap, const char *const *cells, int ncells);
 
+/* The same, with cell always_quote (if not empty) quoted whether it needs
+ * it or not (-1: none). */
+size_t csv_format_row_quoting(char *buf, size_t cap, const char *const *cells, int ncells,
+                              int always_quote);
+
 struct csv_out {
     int fd;
     char path[4096];
@@ -38,6 +43,9 @@ struct csv_out {
     dev_t dev;               /* the file opened, to remove only that one */
     ino_t ino;
     off_t start_size;        /* size before our first row (abandon cuts back to it) */
+    long long prior_rows;    /* appending: whole rows already there (header excluded) */
+    long long prior_recordings; /* appending: the recorder's `begin` rows already there */
+    long long prior_last_mono_ns; /* appending: t_mono_ns of the last row there, or -1 */
     pthread_mutex_t lock;
 };
 
@@ -45,8 +53,10 @@ struct csv_out {
  * (flock, held until csv_out_close: a second recorder is refused). A new
  * or empty file gets header (one line, with its "\n"); a non-empty regular
  * file must start with exactly that header, and must be ours and not
- * writable by others unless force_append. Returns 0, or -1 after one
- * diag_error line naming the path and the cause. */
+ * writable by others unless force_append; its tail is checked (a partial
+ * last row is cut away with a warning, NUL bytes are refused) and what it
+ * holds is noted in prior_*. Returns 0, or -1 after one diag_error line
+ * naming the path and the cause. */
 int csv_out_open(struct csv_out *o, const char *path, const char *header, int force_append);
 
 /* A start that failed after csv_out_open: removes the file if this open
@@ -59,6 +69,8 @@ int csv_out_write(struct csv_out *o, const char *row, size_t len);
 
 /* Formats and appends; -1 also when the row does not fit CSV_ROW_MAX. */
 int csv_out_write_cells(struct csv_out *o, const char *const *cells, int ncells);
+int csv_out_write_cells_quoting(struct csv_out *o, const char *const *cells, int ncells,
+                                int always_quote);
 
 int csv_out_failed(struct csv_out *o);
 long long csv_out_rows(struct csv_out *o);

@@ -247,10 +247,14 @@ static int open_header(struct trace_reader *tr, const char *path)
             if (tr->col[c] >= 0)
                 return fail(tr, 1, "column %s appears twice in the header%s", name, "");
             tr->col[c] = i;
-        } else if (strncmp(name, RAPL_CUM_PREFIX, strlen(RAPL_CUM_PREFIX)) == 0) {
+        } else if (strncmp(name, RAPL_CUM_PREFIX, strlen(RAPL_CUM_PREFIX)) == 0 ||
+                   strncmp(name, RAPL_CUM_PREFIX_OLD, strlen(RAPL_CUM_PREFIX_OLD)) == 0) {
             if (tr->n_rapl == TRACE_RAPL_MAX)
                 return fail(tr, 1, "more than 16 %s columns%s", RAPL_CUM_PREFIX, "");
-            tr->rapl_domain[tr->n_rapl] = strdup(name + strlen(RAPL_CUM_PREFIX));
+            const char *prefix = name[strlen(RAPL_CUM_PREFIX) - 1] == ':' ? RAPL_CUM_PREFIX_OLD
+                                                                           : RAPL_CUM_PREFIX;
+            tr->rapl_prefix[tr->n_rapl] = prefix;
+            tr->rapl_domain[tr->n_rapl] = strdup(name + strlen(prefix));
             tr->rapl_col[tr->n_rapl++] = i;
         }
     }
@@ -378,7 +382,7 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
         row->rapl_cum_uj[k] = NAN;
         if (csv->field_len[i]) {
             char name[80];
-            snprintf(name, sizeof name, "%s%s", RAPL_CUM_PREFIX, tr->rapl_domain[k]);
+            snprintf(name, sizeof name, "%s%s", tr->rapl_prefix[k], tr->rapl_domain[k]);
             if (parse_number(tr, row->line, name, csv->field[i], csv->field_len[i], rapl_range,
                              &row->rapl_cum_uj[k]) != 0)
                 return -1;

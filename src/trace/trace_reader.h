@@ -65,6 +65,7 @@ struct trace_reader {
     int n_rapl;                    /* rapl_cum_uj:* columns */
     char *rapl_domain[TRACE_RAPL_MAX]; /* their domain names ("package-0") */
     int rapl_col[TRACE_RAPL_MAX];
+    const char *rapl_prefix[TRACE_RAPL_MAX]; /* RAPL_CUM_PREFIX or _OLD, as in the header */
     long rows;                     /* rows returned so far */
     int truncated_last_line;       /* set when a truncated last line was skipped */
     /* private */

@@ -82,5 +82,9 @@ int trace_row_write(const struct trace_row *r, struct csv_out *out)
     cells[COL_LABEL] = r->label[0] ? r->label : NULL;
     if (r->ncols > COL_MARK_ATTRS)
         cells[COL_MARK_ATTRS] = r->attrs[0] ? r->attrs : NULL;
-    return csv_out_write_cells(out, cells, r->ncols);
+    /* Every label is quoted, needed or not: tools that guess the CSV
+     * dialect from the first rows (DuckDB samples 20,480) then see quotes
+     * from the `begin` row on, and a label with a comma much later cannot
+     * break the load. RFC 4180 readers read "begin" as begin. */
+    return csv_out_write_cells_quoting(out, cells, r->ncols, COL_LABEL);
 }

@@ -1,4 +1,5 @@
 /* trace_schema.c — column names of the trace CSV; see trace_schema.h. */
+#include <stdio.h>
 #include <string.h>
 
 #include "trace_schema.h"
@@ -16,6 +17,22 @@ const char *const trace_column_names[COL_COUNT] = {
     "gpu_throttle_power_cap_ns", "gpu_throttle_sw_thermal_ns",
     "gpu_throttle_hw_thermal_ns", "gpu_throttle_hw_brake_ns",
 };
+
+void trace_rapl_column_name(const char *domain, char *buf, size_t cap)
+{
+    size_t n = strlen(RAPL_CUM_PREFIX);
+    if (cap == 0)
+        return;
+    snprintf(buf, cap, "%s", RAPL_CUM_PREFIX);
+    for (; *domain && n + 1 < cap; domain++, n++) {
+        char c = *domain;
+        int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_';
+        buf[n] = plain ? c : '_';
+    }
+    if (n < cap)
+        buf[n] = '\0';
+}
 
 int trace_column_by_name(const char *name)
 {

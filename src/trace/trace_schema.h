@@ -6,8 +6,10 @@
  * original nvml_trace.py header, in its order and spelling, so the original
  * analyze_trace.py reads a single-GPU flinch trace unchanged; flinch's own
  * columns follow. After the fixed columns a trace may carry one column per
- * RAPL domain, named RAPL_CUM_PREFIX + domain name (e.g.
- * "rapl_cum_uj:package-0"), holding that domain's wrap-corrected cumulative
+ * RAPL domain, named RAPL_CUM_PREFIX + domain name, every byte outside
+ * [A-Za-z0-9_] made '_' (e.g. "rapl_cum_uj_package_0": a plain identifier,
+ * so SQL engines such as DuckDB need no quoting; flinch before issue 9
+ * wrote "rapl_cum_uj:package-0", which readers still accept), holding that domain's wrap-corrected cumulative
  * energy in microjoules since the recording started.
  *
  * Readers look columns up by name (trace_column_by_name), never by position,
@@ -15,6 +17,8 @@
  */
 #ifndef FLINCH_TRACE_SCHEMA_H
 #define FLINCH_TRACE_SCHEMA_H
+
+#include <stddef.h>
 
 enum trace_column {
     /* the original ten */
@@ -58,7 +62,12 @@ enum trace_column {
 };
 
 #define TRACE_ORIGINAL_COLUMNS 10
-#define RAPL_CUM_PREFIX "rapl_cum_uj:"
+#define RAPL_CUM_PREFIX "rapl_cum_uj_"
+#define RAPL_CUM_PREFIX_OLD "rapl_cum_uj:"  /* read, never written */
+
+/* Writes the column name of RAPL domain `domain` into buf: RAPL_CUM_PREFIX
+ * and the domain with every byte outside [A-Za-z0-9_] replaced by '_'. */
+void trace_rapl_column_name(const char *domain, char *buf, size_t cap);
 
 extern const char *const trace_column_names[COL_COUNT];
 

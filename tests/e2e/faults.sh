@@ -27,7 +27,7 @@ rec_bg() {
 field() { "$TC" "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 samples() { n=$(grep -c ',SAMPLE,' "$1" 2>/dev/null); echo "${n:-0}"; }
 has_samples() { [ "$(samples "$1")" -ge "$2" ]; }   # has_samples FILE N
-has_begin() { grep -q ',MARK,begin,' "$1" 2>/dev/null; }
+has_begin() { grep -q ',MARK,"begin",' "$1" 2>/dev/null; }
 wait_for() { # wait_for TRIES CMD...: polls every 20 ms
   n=$1; shift
   while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done
@@ -69,7 +69,7 @@ for n in 1 10 14 23 46; do
     test "$kept" -le "$(( n > 8 ? n : 8 ))" -a "$((kept + 8))" -gt "$n"
   expect_eq "lost_after $n: file parses, no truncated line" "$(field lost$n.csv truncated)" 0
   expect_eq "lost_after $n: EVENT then end mark" \
-    "$(tail -n 2 lost$n.csv | cut -d, -f3,4 | tr '\n' ' ')" "EVENT,gpu_lost gpu=0 MARK,end "
+    "$(tail -n 2 lost$n.csv | cut -d, -f3,4 | tr '\n' ' ')" 'EVENT,"gpu_lost gpu=0" MARK,"end" '
   expect_eq "lost_after $n: no half-read sample" "$(whole_gpu_rows lost$n.csv)" 0
 done
 
@@ -105,7 +105,7 @@ expect_eq "unsupported mid-run: other cells still there" \
   "$(awk -F, '$3 == "SAMPLE" && ($6 == "" || $12 == "" || $16 == "") { bad++ } END { print bad + 0 }' unsup.csv)" 0
 s=$(field unsup.csv samples); k=$(field unsup.csv skipped_ticks)
 expect_eq "unsupported mid-run: recording went on (samples + skipped = 30)" "$((s + k))" 30
-expect_eq "unsupported mid-run: end mark" "$(tail -n 1 unsup.csv | cut -d, -f3,4)" "MARK,end"
+expect_eq "unsupported mid-run: end mark" "$(tail -n 1 unsup.csv | cut -d, -f3,4)" 'MARK,"end"'
 
 # --- a stalled NVML call ---------------------------------------------------
 # stall.scn: the 40th query (tick 10's clock-event reasons) takes 50 ms more. The
@@ -125,7 +125,7 @@ check "stall: tick numbers jump there ($jump)" test "$jump" -ge 4
 # Back on schedule, no drift: tick k starts at begin + k * 10 ms plus a
 # little; the median offset of the ticks after the stall is under 5 ms
 # (generous for a loaded machine), none is early.
-begin=$(awk -F, '$3 == "MARK" && $4 == "begin" { print $1; exit }' stall.csv)
+begin=$(awk -F, '$3 == "MARK" && $4 == "\"begin\"" { print $1; exit }' stall.csv)
 awk -F, -v b="$begin" '$3 == "SAMPLE" && $18 > 28 { print $1 - (b + $18 * 10000000) }' stall.csv |
   sort -n > offsets.txt
 early=$(awk '$1 < 0' offsets.txt | wc -l)
@@ -170,7 +170,7 @@ reported=$(printf '%s' "$msg" | sed -n 's/.*(\([0-9]*\) rows written).*/\1/p')
 expect_eq "disk full: rows reported written are all in the file, whole" \
   "$(field full.csv rows) $(field full.csv truncated)" "$reported 0"
 check "disk full: under the limit" test "$(wc -c < full.csv)" -le 4096
-expect_eq "disk full: no end mark after the failure" "$(grep -c ',MARK,end,' full.csv)" 0
+expect_eq "disk full: no end mark after the failure" "$(grep -c ',MARK,"end",' full.csv)" 0
 
 # A device that is always full: the header cannot be written.
 rec "$SCENARIOS/demo.scn" /dev/full --seconds 1
@@ -221,7 +221,7 @@ for sig in TERM INT HUP TERM INT HUP; do
   kill -$sig $pid; wait $pid
   rc=$?
   expect_eq "SIG$sig after ${d}s: exit 0, end mark last, parses" \
-    "$rc $(tail -n 1 $f | cut -d, -f3,4) $(field $f truncated)" "0 MARK,end 0"
+    "$rc $(tail -n 1 $f | cut -d, -f3,4) $(field $f truncated)" '0 MARK,"end" 0'
 done
 # ...also while the sampler is stuck in a 700 ms NVML call.
 rec_bg longstall.scn sigstall.csv --seconds 0 --interval-ms 10
@@ -230,7 +230,7 @@ wait_for 250 has_samples sigstall.csv 2
 sleep 0.1; kill -TERM $pid; wait $pid
 rc=$?
 expect_eq "SIGTERM during a stalled NVML call: exit 0, end mark, parses" \
-  "$rc $(tail -n 1 sigstall.csv | cut -d, -f3,4) $(field sigstall.csv truncated)" "0 MARK,end 0"
+  "$rc $(tail -n 1 sigstall.csv | cut -d, -f3,4) $(field sigstall.csv truncated)" '0 MARK,"end" 0'
 
 # --- kill -9 ---------------------------------------------------------------------
 # Marks flood in while samples are written at 1 ms; SIGKILL at a random

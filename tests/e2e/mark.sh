@@ -117,7 +117,7 @@ stop_recorder() {
   kill -INT "$rec_pid"; wait "$rec_pid"; rec_rc=$?
 }
 # mark_rows FILE REGEX: labels of MARK rows matching REGEX.
-mark_rows() { awk -F, '$3 == "MARK"' "$1" | cut -d, -f4 | grep -E -- "$2"; }
+mark_rows() { awk -F, '$3 == "MARK"' "$1" | cut -d, -f4 | sed -e 's/^"//' -e 's/"$//' | grep -E -- "$2"; }
 # wait_marks FILE REGEX N: waits (up to 10 s) until N such MARK rows exist.
 wait_marks() {
   i=0
@@ -131,17 +131,17 @@ check "100 writers x 100 marks sent" "$MC" --writers 100 --count 100
 wait_marks "$T/conc.csv" '^w[0-9]+-m[0-9]+$' 10000
 stop_recorder
 expect_eq "recorder exit status" "$rec_rc" 0
-all=$(awk -F, '$3 == "MARK"' "$T/conc.csv" | cut -d, -f4 | grep -v -E '^(begin|end)$' | wc -l)
+all=$(awk -F, '$3 == "MARK"' "$T/conc.csv" | cut -d, -f4 | grep -v -E '^"(begin|end)"$' | wc -l)
 intact=$(mark_rows "$T/conc.csv" '^w([0-9]|[1-9][0-9])-m([0-9]|[1-9][0-9])$' | sort -u | wc -l)
 expect_eq "10000 MARK rows, none extra" "$all" 10000
 expect_eq "10000 distinct intact labels" "$intact" 10000
 expect_eq "no marks rejected" "$(grep -c 'mark ignored' "$T/conc.csv.err")" 0
 late=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "arrival_mono_ns") a = i; next }
-               $3 == "MARK" && $4 ~ /^w/ && ($a == "" || $a + 0 < $1 + 0) { n++ }
+               $3 == "MARK" && $4 ~ /^"w/ && ($a == "" || $a + 0 < $1 + 0) { n++ }
                END { print n + 0 }' "$T/conc.csv")
 expect_eq "every client stamp <= its arrival" "$late" 0
 # each writer's marks in its own order: stamps rise with m
-order=$(awk -F, '$3 == "MARK" && $4 ~ /^w/ { split($4, p, "-m"); print p[1], p[2], $1 }' \
+order=$(awk -F, '$3 == "MARK" && $4 ~ /^"w/ { split($4, p, "-m"); print p[1], p[2], $1 }' \
         "$T/conc.csv" | sort -k1,1 -k2,2n |
         awk '$1 == w && $3 + 0 <= t + 0 { bad++ } { w = $1; t = $3 } END { print bad + 0 }')
 expect_eq "each writer's stamps rise in order" "$order" 0
@@ -166,7 +166,7 @@ empty label before the tab; mark ignored
 label longer than 256 bytes; mark ignored
 control character in label; mark ignored"
 expect_eq "bad lines: no rows" "$(mark_rows "$T/stamp.csv" 'bad-stamp|ctl|^77$|^0+$' | wc -l)" 0
-row() { awk -F, -v l="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "arrival_mono_ns") a = i; next }
+row() { awk -F, -v l="\"$1\"" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "arrival_mono_ns") a = i; next }
                         $3 == "MARK" && $4 == l { print $1, $a }' "$T/stamp.csv"; }
 set -- $(row now-mark)
 check "flinch mark is stamped when it ran" test "${1:-0}" -ge "$before" -a "${1:-0}" -le "$after"

@@ -12,13 +12,14 @@ rec() {  # rec OUT.csv [record options] -- CMD...
   FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record -q --out "$out" --interval-ms 10 \
     --nvml-lib "$SIM" --no-rapl "$@"
 }
-marks() { awk -F, '$3 == "MARK" && $4 != "begin" && $4 != "end" { print $4 "|" $24 }' "$1"; }
-labels() { awk -F, '$3 == "MARK" && $4 != "begin" && $4 != "end" { print $4 }' "$1" | sort | uniq -c | awk '{ print $2 "x" $1 }' | tr '\n' ' '; }
+marks() { awk -F, '$3 == "MARK" && $4 != "\"begin\"" && $4 != "\"end\"" { gsub(/"/, "", $4); print $4 "|" $24 }' "$1"; }
+labels() { awk -F, '$3 == "MARK" && $4 != "\"begin\"" && $4 != "\"end\"" { gsub(/"/, "", $4); print $4 }' "$1" | sort | uniq -c | awk '{ print $2 "x" $1 }' | tr '\n' ' '; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 # windows FILE --range NAME...: "t_start_ns t_end_ns duration_s" per window
 windows() { f=$1; shift; "$FLINCH" analyze --csv "$f" --format csv "$@" | awk -F, 'NR > 1 { print $6, $7, $8 }'; }
 dropped() {  # the sum of the marks_dropped counts for one reason
-  awk -F, -v r="$2" '$3 == "EVENT" && $4 ~ "^marks_dropped count=" && $4 ~ ("reason=" r "$") {
+  awk -F, -v r="$2" '$3 == "EVENT" { gsub(/"/, "", $4) }
+    $3 == "EVENT" && $4 ~ "^marks_dropped count=" && $4 ~ ("reason=" r "$") {
     split($4, a, /[ =]/); s += a[3] } END { print s + 0 }' "$1"
 }
 

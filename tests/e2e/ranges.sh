@@ -7,7 +7,7 @@
 FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record --out r.csv --seconds 0 \
   --interval-ms 10 --nvml-lib "$SIM" --no-rapl --marks-fifo "$T/fifo" 2>err.txt &
 rec=$!
-i=0; while ! grep -q ',MARK,begin,' r.csv 2>/dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done
+i=0; while ! grep -q ',MARK,"begin",' r.csv 2>/dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done
 
 t0=$(( $("$HELPERS/simtool" now) + 50000000 ))
 ms() { echo $((t0 + $1 * 1000000)); }
@@ -34,16 +34,16 @@ sleep 0.9
 kill -TERM $rec; wait $rec
 expect_eq "recorder exits 0" "$?" 0
 
-attrs_of() { awk -F, -v l="$1" -v n="$2" '$3 == "MARK" && $4 == l && ++k == n { print $24 }' r.csv; }
+attrs_of() { awk -F, -v l="\"$1\"" -v n="$2" '$3 == "MARK" && $4 == l && ++k == n { print $24 }' r.csv; }
 expect_eq "mark_attrs: start, tid, domain in canonical form" "$(attrs_of request 1)" "start=7.1 tid=11 domain=srv"
 expect_eq "mark_attrs: end on another thread" "$(attrs_of request 3)" "end=7.2 tid=13 domain=srv"
 expect_eq "mark_attrs: plain mark with thread and domain" "$(attrs_of note 1)" "tid=11 domain=srv"
 expect_eq "mark_attrs: empty for an old-style line" "$(attrs_of old_style 1)" ""
 expect_eq "mark_attrs: empty for the recorder's begin" "$(attrs_of begin 1)" ""
 expect_eq "dropped report is an EVENT row, not a MARK" \
-  "$(awk -F, '$3 == "EVENT" && $4 ~ /^marks_dropped/ { print $1 "," $4 }' r.csv)" \
-  "$(ms 30),marks_dropped count=1234 nvtx pid=7 reason=rate"
-expect_eq "bad attributes rejected, warned" "$(grep -c ',MARK,bad,' r.csv),$(grep -c 'attributes after the second tab' err.txt)" "0,1"
+  "$(awk -F, '$3 == "EVENT" && $4 ~ /^"marks_dropped/ { print $1 "," $4 }' r.csv)" \
+  "$(ms 30),\"marks_dropped count=1234 nvtx pid=7 reason=rate\""
+expect_eq "bad attributes rejected, warned" "$(grep -c ',MARK,"bad",' r.csv),$(grep -c 'attributes after the second tab' err.txt)" "0,1"
 
 win() { "$FLINCH" analyze --csv r.csv --format csv "$@" | awk -F, 'NR > 1 { print $2 ":" $8 }' | tr '\n' ' '; }
 expect_eq "--range pairs overlapping requests by id" "$(win --range request --domain srv)" \

@@ -17,8 +17,8 @@ header='t_mono_ns,t_wall_ns,row_type,label,gpu_power_W,gpu_util_pct,gpu_mem_util
 expect_eq "1 s recording exits 0" "$?" 0
 expect_eq "header bytes" "$(head -n 1 one.csv)" "$header"
 expect_eq "no stderr output when not a terminal" "$(cat err.txt)" ""
-expect_eq "second row is the begin MARK" "$(sed -n 2p one.csv | cut -d, -f3,4)" "MARK,begin"
-expect_eq "last row is the end MARK" "$(tail -n 1 one.csv | cut -d, -f3,4)" "MARK,end"
+expect_eq "second row is the begin MARK" "$(sed -n 2p one.csv | cut -d, -f3,4)" 'MARK,"begin"'
+expect_eq "last row is the end MARK" "$(tail -n 1 one.csv | cut -d, -f3,4)" 'MARK,"end"'
 # Counted by tick numbers: a tick more than one interval late (a loaded
 # machine) is skipped and shows as a gap, so rows + gaps must be exactly 100.
 res=$(csv_col one.csv tick | awk 'NF { if (n && $1 <= p) bad = 1; if (!n) first = $1; n++; gaps += n > 1 ? $1 - p - 1 : 0; p = $1 }
@@ -43,7 +43,7 @@ expect_eq "rapl cells empty without powercap" "$(grep ',SAMPLE,' one.csv | cut -
   --rapl-root "$T/no-powercap" 2>/dev/null
 expect_eq "append exits 0" "$?" 0
 expect_eq "append keeps one header" "$(grep -c '^t_mono_ns,' one.csv)" 1
-expect_eq "append adds a second begin" "$(grep -c ',MARK,begin,' one.csv)" 2
+expect_eq "append adds a second begin" "$(grep -c ',MARK,"begin",' one.csv)" 2
 expect_eq "append adds 10 samples" "$(grep -c ',SAMPLE,' one.csv)" 110
 
 # An empty existing file gets the header, as the original did.

@@ -11,12 +11,12 @@ expect_eq "wrapped command's exit status" "$?" 7
 expect_match "child sees FLINCH_MARKS pointing at a private FIFO" "^/tmp/flinch\\.[A-Za-z0-9]{6}/marks$|^${TMPDIR:-/tmp}/flinch\\.[A-Za-z0-9]{6}/marks$" "$(head -n 1 env.txt)"
 expect_eq "FLINCH_MARKS is a FIFO" "$(sed -n 2p env.txt)" isfifo
 check "private FIFO removed afterwards" test ! -e "$(head -n 1 env.txt)"
-expect_eq "wrapped: begin and end marks" "$(grep ',MARK,' c7.csv | cut -d, -f4 | tr '\n' ' ')" "begin end "
+expect_eq "wrapped: begin and end marks" "$(grep ',MARK,' c7.csv | cut -d, -f4 | tr '\n' ' ')" '"begin" "end" '
 
 # Marks from the child through FLINCH_MARKS; recording lasts as long as it.
 rec --out cm.csv --interval-ms 10 -- sh -c 'sleep 0.2; echo from_child > "$FLINCH_MARKS"; sleep 0.2' 2>err.txt
 expect_eq "child exit 0" "$?" 0
-expect_eq "child's mark recorded" "$(grep -c ',MARK,from_child,' cm.csv)" 1
+expect_eq "child's mark recorded" "$(grep -c ',MARK,"from_child",' cm.csv)" 1
 n=$(grep -c ',SAMPLE,' cm.csv)
 check "recording lasted about as long as the child ($n samples)" test "$n" -ge 30 -a "$n" -le 80
 pids=$(grep ',SAMPLE,' cm.csv | cut -d, -f21 | sort -u)
@@ -40,7 +40,7 @@ i=0; while [ "$(samples ct.csv)" -lt 5 ] && [ $i -lt 500 ]; do sleep 0.01; i=$((
 kill -TERM $pid; wait $pid
 expect_eq "SIGTERM forwarded: flinch exits with the child's status" "$?" 5
 expect_eq "child got SIGTERM" "$(cat term.txt 2>/dev/null)" got_term
-expect_eq "forwarded: end mark last" "$(tail -n 1 ct.csv | cut -d, -f3,4)" "MARK,end"
+expect_eq "forwarded: end mark last" "$(tail -n 1 ct.csv | cut -d, -f3,4)" 'MARK,"end"'
 
 # --pid: a busy process's CPU time grows by about the wall time, a
 # sleeping one's hardly at all; its exit is an EVENT and recording goes on.
@@ -60,7 +60,7 @@ kill $busy $idle 2>/dev/null; wait $busy $idle 2>/dev/null
 sleep 0.2 & short=$!
 rec --out pe.csv --seconds 0.6 --interval-ms 10 --pid $short 2>/dev/null
 expect_eq "--pid exit: recording goes on to the end" "$?" 0
-expect_eq "--pid exit: one proc_exit EVENT" "$(grep ',EVENT,' pe.csv | grep -v ',EVENT,"*flinch_' | cut -d, -f4,21)" "proc_exit pid=$short,$short"
+expect_eq "--pid exit: one proc_exit EVENT" "$(grep ',EVENT,' pe.csv | grep -v ',EVENT,"*flinch_' | cut -d, -f4,21)" "\"proc_exit pid=$short\",$short"
 expect_eq "--pid exit: recorded to the last tick" "$(grep ',SAMPLE,' pe.csv | tail -n 1 | cut -d, -f18)" 59
 expect_eq "--pid exit: state X afterwards" "$(grep ',SAMPLE,' pe.csv | tail -n 1 | cut -d, -f23)" X
 rec --out px.csv --seconds 0.1 --pid 999999999 2>err.txt

@@ -35,8 +35,8 @@ run_scn lost lost.csv --seconds 2
 expect_eq "GPU lost exits 3" "$?" 3
 expect_eq "GPU lost message" "$(cat err.txt)" \
   "flinch record: GPU 0 fell off the bus (GPU is lost); recording stopped, rows written are kept"
-expect_eq "GPU lost EVENT row" "$(grep ',EVENT,' lost.csv | grep -v ',EVENT,"*flinch_' | cut -d, -f3,4,11)" "EVENT,gpu_lost gpu=0,0"
-expect_eq "GPU lost: end mark last" "$(tail -n 1 lost.csv | cut -d, -f3,4)" "MARK,end"
+expect_eq "GPU lost EVENT row" "$(grep ',EVENT,' lost.csv | grep -v ',EVENT,"*flinch_' | cut -d, -f3,4,11)" 'EVENT,"gpu_lost gpu=0",0'
+expect_eq "GPU lost: end mark last" "$(tail -n 1 lost.csv | cut -d, -f3,4)" 'MARK,"end"'
 n=$(grep -c ',SAMPLE,' lost.csv)
 # (handle and identity 8 queries, 8 on the first tick, then 2 a tick and 2
 # more every 50 ms: 7 ticks in 30 queries)
@@ -62,7 +62,7 @@ for sig in TERM INT HUP; do
   kill -$sig $pid
   wait $pid
   expect_eq "SIG$sig exits 0" "$?" 0
-  expect_eq "SIG$sig: end mark last" "$(tail -n 1 sig$sig.csv | cut -d, -f3,4)" "MARK,end"
+  expect_eq "SIG$sig: end mark last" "$(tail -n 1 sig$sig.csv | cut -d, -f3,4)" 'MARK,"end"'
   expect_eq "SIG$sig: rows whole" "$(awk -F, '{print NF}' sig$sig.csv | sort -u)" 35
 done
 

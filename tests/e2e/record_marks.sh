@@ -6,7 +6,7 @@
 FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record --out marks.csv --seconds 0 \
   --interval-ms 10 --nvml-lib "$SIM" --no-rapl --marks-fifo "$T/fifo" 2>err.txt &
 rec=$!
-i=0; while ! grep -q ',MARK,begin,' marks.csv 2>/dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done
+i=0; while ! grep -q ',MARK,"begin",' marks.csv 2>/dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done
 
 now=$("$HELPERS/simtool" now)
 start=$((now + 100000000)); end=$((start + 724000000))
@@ -26,7 +26,7 @@ sleep 0.3
 kill -TERM $rec; wait $rec
 expect_eq "recorder exits 0 after SIGTERM" "$?" 0
 
-label_of() { awk -F, -v l="$1" '$3 == "MARK" && $4 == l { print; exit }' marks.csv; }
+label_of() { awk -F, -v l="\"$1\"" '$3 == "MARK" && $4 == l { print; exit }' marks.csv; }
 row=$(label_of plain)
 check "plain mark recorded" test -n "$row"
 t=$(echo "$row" | cut -d, -f1); arr=$(echo "$row" | cut -d, -f20)
@@ -40,19 +40,19 @@ expect_eq "MARK rows have empty GPU cells" "$(label_of plain | cut -d, -f5-19 | 
 
 expect_eq "label with comma quoted" "$(grep -c '^[0-9]*,[0-9]*,MARK,"a,b",' marks.csv)" 1
 expect_eq "label with quotes doubled" "$(grep -c '^[0-9]*,[0-9]*,MARK,"say ""hi""",' marks.csv)" 1
-expect_eq "label with inner space unquoted" "$(grep -c '^[0-9]*,[0-9]*,MARK,two words,' marks.csv)" 1
-expect_eq "padded label stripped like the original" "$(grep -c ',MARK,padded,' marks.csv)" 1
+expect_eq "label with inner space: quoted like every label" "$(grep -c '^[0-9]*,[0-9]*,MARK,"two words",' marks.csv)" 1
+expect_eq "padded label stripped like the original" "$(grep -c ',MARK,"padded",' marks.csv)" 1
 expect_eq "overlong label rejected" "$(grep -c xxxxxxxxxx marks.csv)" 0
 expect_eq "control character label rejected" "$(grep -c bell marks.csv)" 0
-expect_eq "bad stamp rejected" "$(grep -c ',MARK,bad' marks.csv)" 0
-expect_eq "marks after the rejects still recorded" "$(grep -c ',MARK,after_rejects,' marks.csv)" 1
+expect_eq "bad stamp rejected" "$(grep -c ',MARK,"bad' marks.csv)" 0
+expect_eq "marks after the rejects still recorded" "$(grep -c ',MARK,"after_rejects",' marks.csv)" 1
 expect_eq "three warnings, one per rejected line" "$(grep -c '^flinch record: warning: marks FIFO ' err.txt)" 3
 expect_match "overlong warning" "marks FIFO $T/fifo: label longer than 256 bytes; mark ignored" "$(cat err.txt)"
 expect_match "control char warning" "control character in label; mark ignored" "$(cat err.txt)"
 expect_eq "CSV intact: every line has 35 cells" \
   "$(awk -F, '$4 !~ /^"/ {print NF}' marks.csv | sort -u)" 35
 expect_eq "MARK rows: 2 + 8 accepted" "$(grep -c ',MARK,' marks.csv)" 10
-expect_eq "end mark last" "$(tail -n 1 marks.csv | cut -d, -f3,4)" "MARK,end"
+expect_eq "end mark last" "$(tail -n 1 marks.csv | cut -d, -f3,4)" 'MARK,"end"'
 check "FIFO left in place, as the original did" test -p fifo
 
 # The original analyzer reads a flinch trace and gets the exact duration.

@@ -60,5 +60,5 @@ check "SIGTERM: recorder gone within 3 s" test "$n" -lt 150
 [ "$n" -ge 150 ] && kill -KILL "$pid" 2>/dev/null
 wait "$pid"; rc=$?
 expect_eq "SIGTERM: exit 0" "$rc" 0
-expect_eq "SIGTERM: ends with the end mark" "$(tail -n 1 sig.csv | cut -d, -f3,4)" "MARK,end"
+expect_eq "SIGTERM: ends with the end mark" "$(tail -n 1 sig.csv | cut -d, -f3,4)" 'MARK,"end"'
 done_testing

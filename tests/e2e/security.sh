@@ -82,7 +82,7 @@ L5='"'
 rec_bg hostile.csv --seconds 0 --interval-ms 10 --marks-fifo "$T/h.fifo"
 pid=$!
 wait_for 250 test -p "$T/h.fifo"
-wait_for 250 grep -q ',MARK,begin,' hostile.csv
+wait_for 250 grep -q ',MARK,"begin",' hostile.csv
 now=$("$HELPERS/simtool" now)
 timeout 5 bash -c '
   exec >"$1"                       # opened here, so timeout covers a hung open

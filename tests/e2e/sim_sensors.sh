@@ -104,6 +104,6 @@ expect_eq "virtual time: every counter reading is the model's" "$bad" ""
 FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_SCENARIO=h100.scn "$FLINCH" record --nvml-lib "$SIM" \
   -o d.csv -s 2 -i 10 --dither --no-rapl -q
 expect_eq "--dither: still 200 samples, each inside its own 10 ms tick" \
-  "$(awk -F, '$4 == "begin" { t0 = $1 } $3 == "SAMPLE" { n++; o = ($1 - t0) - ($18 * 10000000); if (o < 0 || o >= 10000000) bad++; if (o != po) ch++; po = o } END { print n, bad + 0, (ch > 150) }' d.csv)" \
+  "$(awk -F, '$4 == "\"begin\"" { t0 = $1 } $3 == "SAMPLE" { n++; o = ($1 - t0) - ($18 * 10000000); if (o < 0 || o >= 10000000) bad++; if (o != po) ch++; po = o } END { print n, bad + 0, (ch > 150) }' d.csv)" \
   "200 0 1"
 done_testing

@@ -16,7 +16,7 @@
  * CPU 95%); outside windows the GPU idles at 60 W.
  *
  * The header is trace_schema.c's column names in order (plus one
- * rapl_cum_uj:package-0 column unless --no-rapl); --original writes the
+ * rapl_cum_uj_package_0 column unless --no-rapl); --original writes the
  * ten columns nvml_trace.py wrote. gpu_power_W is the trailing 1-second
  * average of the instantaneous power, as Ampere-and-newer drivers report
  * it; gpu_energy_mJ is the trapezoid integral of the instantaneous power.
@@ -205,7 +205,7 @@ static void write_header(const struct gen_options *o)
         put_str(trace_column_names[i]);
     }
     if (!o->original && o->rapl)
-        put_str("," RAPL_CUM_PREFIX "package-0");
+        put_str("," RAPL_CUM_PREFIX "package_0");
     put_char('\n');
 }
 

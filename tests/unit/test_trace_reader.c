@@ -74,6 +74,17 @@ static void test_flinch_columns(void)
     CHECK(row.clock_event_reasons == 0x24 && row.proc_state == 'S');
     CHECK(row.rapl_cum_uj[0] == 77 && !row.has_wall);
     trace_reader_close(&tr);
+
+    /* issue 9 item 20: the plain-identifier names flinch writes now, and
+     * both spellings side by side */
+    write_file("t_mono_ns,row_type,label,rapl_cum_uj_package_0,rapl_cum_uj:package-0.dram\n"
+               "5,SAMPLE,,77,x\n");
+    CHECK(trace_reader_open(&tr, path) == 0);
+    CHECK(tr.n_rapl == 2);
+    CHECK_STR(tr.rapl_domain[0], "package_0");
+    CHECK_STR(tr.rapl_domain[1], "package-0.dram");
+    CHECK(trace_reader_next(&tr, &row) == -1);      /* 'x' is not a number */
+    trace_reader_close(&tr);
 }
 
 static void test_errors(void)
@@ -84,6 +95,9 @@ static void test_errors(void)
     CHECK(strstr(err, ":1: not a flinch trace: no column t_mono_ns (header starts 'a')") != NULL);
     CHECK(read_all(ORIG "1,2,SAMPLE,,abc,,,,,\n", &rows, err, sizeof err) == -1);
     CHECK(strstr(err, ":2: column gpu_power_W: not a number: 'abc'") != NULL);
+    CHECK(read_all("t_mono_ns,row_type,label,rapl_cum_uj:package-0.dram\n5,SAMPLE,,x\n", &rows,
+                   err, sizeof err) == -1);
+    CHECK(strstr(err, ":2: column rapl_cum_uj:package-0.dram: not a number: 'x'") != NULL);
     CHECK(read_all(ORIG "1,2,SAMPLE,,1,,,\n", &rows, err, sizeof err) == -1);
     CHECK(strstr(err, ":2: 8 cells where the header has 10") != NULL);
     CHECK(read_all(ORIG "1,2,BOGUS,,1,,,,,\n", &rows, err, sizeof err) == -1);
