@@ -307,6 +307,25 @@ static void no_window_error(struct ctx *c)
                c->last_end_line);
 }
 
+/* Another recording appended to the file starts (trace_row.starts_recording):
+ * nothing is carried across the gap. Every edge still waiting for samples
+ * is resolved as at the end of a trace (a window ending after the last
+ * sample is incomplete, never interpolated to the next recording's first
+ * sample), and a start still open can no longer be closed: an unmatched
+ * start. */
+static int new_recording(struct ctx *c)
+{
+    for (int s = 0; s < c->ngpu; s++)
+        integ_finish(&c->gpu[s].ig);
+    integ_finish(&c->host);
+    int rc = resolve_pending(c, 1);
+    for (int kind = 0; kind < 2; kind++)
+        if (c->pair[kind].start_label)
+            pairing_forget_open(&c->pair[kind]);
+    c->a->recordings++;
+    return rc;
+}
+
 int analysis_run(const struct analysis_options *o, const char *path, struct analysis *a)
 {
     struct ctx c;
@@ -356,6 +375,8 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
     while (status == EXIT_OK && (rc = trace_reader_next(&tr, &row)) == 1) {
         if (a->rows++ == 0)
             a->first_row_ns = row.t_mono_ns;
+        if (row.starts_recording && !o->marks)
+            status = new_recording(&c);
         if (o->marks)
             status = feed_ext_marks(&c, &next_ext, row.t_mono_ns);
         if (status != EXIT_OK)

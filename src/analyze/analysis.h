@@ -166,6 +166,7 @@ struct analysis {
     long unmatched_starts;        /* start marks with no end mark after them */
     long unmatched_ends;          /* end marks with no open start before them */
     long marks, samples, rows;
+    long recordings;              /* recordings in the file after the first (trace_row.recording) */
     int64_t first_row_ns;         /* t_mono_ns of the file's first row: tables count from it */
     int n_rapl;
     char *rapl_domain[TRACE_RAPL_MAX];

@@ -28,6 +28,11 @@ void pairing_free(struct pairing *p)
 }
 
 long pairing_open_count(const struct pairing *p) { return p->nopen; }
+
+void pairing_forget_open(struct pairing *p)
+{
+    p->nopen = 0;
+}
 const long *pairing_open_ids(const struct pairing *p) { return p->open_id; }
 
 /* Room for one more open window (and, by range, its key). */

@@ -57,6 +57,9 @@ int pairing_on_mark(struct pairing *p, const char *label, const struct mark_attr
 /* Windows still open: unmatched starts. */
 long pairing_open_count(const struct pairing *p);
 const long *pairing_open_ids(const struct pairing *p);
+/* A new recording starts (trace_row.starts_recording): the windows still
+ * open can no longer be closed; they stay unmatched starts. */
+void pairing_forget_open(struct pairing *p);
 void pairing_free(struct pairing *p);
 
 #endif

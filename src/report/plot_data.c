@@ -97,6 +97,8 @@ static int feed(const char *path, struct plot_data *d, int nbuckets)
     proc_rate_init(&rate);
     while ((rc = trace_reader_next(&tr, &row)) == 1) {
         double t = (double)(row.t_mono_ns - d->t0_ns) / 1e9;
+        if (row.starts_recording && d->nbreaks < PLOT_MAX_BREAKS)
+            d->breaks[d->nbreaks++] = t;
         if (row.type == TRACE_MARK) {
             add_mark(d, t, row.label);
             continue;

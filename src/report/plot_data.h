@@ -19,6 +19,7 @@
 #include "trace_limits.h"
 
 #define PLOT_MAX_GPUS TRACE_MAX_GPUS
+#define PLOT_MAX_BREAKS 1024       /* recordings in one file whose gaps are drawn */
 
 struct plot_gpu {
     int id;                        /* gpu_index */
@@ -46,6 +47,10 @@ struct plot_data {
     long marks_total;              /* MARK rows in [from, to] */
     long rows;
     int has_label_infer_start, has_label_first_token;
+    /* where each recording after the first starts (trace_row.recording),
+     * increasing: lines are broken there */
+    double breaks[PLOT_MAX_BREAKS];
+    int nbreaks;
     char *labels_seen[LABELS_SEEN_MAX];  /* distinct MARK labels, for the hint */
     int nlabels_seen;
 };

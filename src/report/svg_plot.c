@@ -86,9 +86,22 @@ static void draw_series(struct page *p, const struct panel *pn, const struct dow
     double *t = malloc((size_t)cap * sizeof *t), *v = malloc((size_t)cap * sizeof *v);
     if (t && v) {
         long n = downsample_points(ds, t, v, cap);
+        /* a new polyline where another recording starts: never a line
+         * across the gap between two recordings (at most PLOT_MAX_BREAKS) */
+        int b = 0;
         svg_polyline_begin(p->f, cls, colour);
-        for (long i = 0; i < n; i++)
+        for (long i = 0; i < n; i++) {
+            int cut = 0;
+            while (b < p->d->nbreaks && p->d->breaks[b] <= t[i]) {
+                cut |= i > 0 && t[i - 1] < p->d->breaks[b];
+                b++;
+            }
+            if (cut) {
+                svg_polyline_end(p->f, title);
+                svg_polyline_begin(p->f, cls, colour);
+            }
             svg_polyline_point(p->f, x_of(p, t[i]), y_of(pn, v[i]));
+        }
         svg_polyline_end(p->f, title);
     }
     free(t);

@@ -306,6 +306,57 @@ static int check_order(struct trace_reader *tr, const struct trace_row *row)
     return 0;
 }
 
+/* A `begin` MARK the recorder wrote itself: arrival_mono_ns empty (or a
+ * trace from before that column, where only the recorder wrote `begin`). */
+static int recorder_begin(const struct trace_reader *tr, const struct trace_row *row)
+{
+    int a = tr->col[COL_ARRIVAL_MONO_NS];
+    return row->type == TRACE_MARK && strcmp(row->label, "begin") == 0 &&
+           (a < 0 || tr->csv.field_len[a] == 0);
+}
+
+/* Numbers the recordings and keeps one increasing timeline across them
+ * (trace_row.recording). */
+static int next_recording(struct trace_reader *tr, struct trace_row *row)
+{
+    row->starts_recording = 0;
+    if (tr->recording == 0)
+        tr->recording = 1;
+    if (tr->rows > 0 && recorder_begin(tr, row)) {
+        tr->recording++;
+        row->starts_recording = 1;
+        tr->shift_ns = 0;
+        if (row->t_mono_ns <= tr->max_t_ns) {
+            /* both within 0..TRACE_NS_MAX: no overflow */
+            tr->shift_ns = tr->max_t_ns - row->t_mono_ns + 1000000000;
+            static const char *warned_path;
+            static long warned_line;
+            if (warned_path != tr->path || warned_line != row->line) {
+                warned_path = tr->path;
+                warned_line = row->line;
+                diag_warn("%s:%ld: recording %d starts %.3f s before the latest time of the one "
+                          "before it (the clock restarted: a reboot?); its times are read %.3f s "
+                          "later, to follow it", tr->path, row->line, tr->recording,
+                          (double)(tr->max_t_ns - row->t_mono_ns) / 1e9, (double)tr->shift_ns / 1e9);
+            }
+        }
+    }
+    row->recording = tr->recording;
+    if (row->starts_recording)     /* in order from here on: after everything before */
+        for (int i = 0; i < tr->last_sample_cap; i++)
+            tr->last_sample_ns[2 * i] = tr->max_t_ns;
+    if (tr->shift_ns) {
+        if (row->t_mono_ns > TRACE_NS_MAX - tr->shift_ns)
+            return fail(tr, row->line, "column t_mono_ns: the recording moved after the one before "
+                        "it runs past %s ns%s", TRACE_NS_MAX_TEXT, "");
+        row->t_mono_ns += tr->shift_ns;
+        row->v[COL_T_MONO_NS] = (double)row->t_mono_ns;
+        if (!isnan(row->v[COL_ARRIVAL_MONO_NS]))
+            row->v[COL_ARRIVAL_MONO_NS] += (double)tr->shift_ns;
+    }
+    return 0;
+}
+
 /* The recorder writes "0x%016llx"; that form is read here directly (it is
  * on every row), anything else strtoull(base 0) accepts is read by it. */
 static int parse_reasons(const char *s, size_t n, unsigned long long *bits)
@@ -491,8 +542,12 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
                         quote_cell(csv->field[i], cellbuf, sizeof cellbuf), "");
         row->has_attrs = 1;
     }
+    if (next_recording(tr, row) != 0)
+        return -1;
     if (row->type == TRACE_SAMPLE && check_order(tr, row) != 0)
         return -1;
+    if (row->t_mono_ns > tr->max_t_ns || tr->rows == 0)
+        tr->max_t_ns = row->t_mono_ns;
     tr->rows++;
     return 1;
 }

@@ -45,6 +45,16 @@ struct trace_row {
     int has_wall;
     const char *label;         /* MARK/EVENT label, "" otherwise; valid until the next call */
     int gpu;                   /* gpu_index; 0 without the column (original trace); -1 when empty */
+    /* Each `flinch record` appended to a file starts with a `begin` MARK
+     * that the recorder wrote itself (arrival_mono_ns empty; a mark sent
+     * through the FIFO always has it set): the recordings are numbered
+     * from 1, and starts_recording is set on such a begin row after the
+     * first. Time may restart between recordings (a reboot): samples are
+     * in order within a recording only, and a recording whose times go
+     * back is moved, with one warning, to start 1 s after the latest time
+     * before it, so every reader sees one increasing timeline. */
+    int recording;
+    int starts_recording;
     /* Every numeric fixed column as a double, NAN when the cell is empty or
      * the file lacks the column. Indexed by enum trace_column; t_mono_ns and
      * t_wall_ns are also here (as doubles), row_type/label/proc_state/proc_top_thread are NAN. */
@@ -67,6 +77,9 @@ struct trace_reader {
     int rapl_col[TRACE_RAPL_MAX];
     const char *rapl_prefix[TRACE_RAPL_MAX]; /* RAPL_CUM_PREFIX or _OLD, as in the header */
     long rows;                     /* rows returned so far */
+    int recording;                 /* recordings seen so far (see trace_row.recording) */
+    int64_t max_t_ns;              /* latest t_mono_ns returned (after shifts) */
+    int64_t shift_ns;              /* added to the current recording's times */
     int truncated_last_line;       /* set when a truncated last line was skipped */
     /* private */
     struct csv_reader csv;
