@@ -38,7 +38,45 @@ void window_flags_str(unsigned flags, char *buf, size_t cap)
 }
 
 /* How the energy of window w was obtained, for the compatibility line. */
-static void source_note(const struct window *w, char *buf, size_t cap)
+static const char *gpu_name(const struct analysis *a, int host, int gpu, char *buf, size_t cap);
+
+/* "4 GPUs, " — or, when some GPUs had no power readings in the window and
+ * are left out of the total, which ones and why ("2 of 4 GPUs (left out
+ * ...: nodeB gpu 0, nodeB gpu 1; the window lies outside their trace: ...)"). */
+static size_t gpus_note(const struct analysis *a, const struct window *w, char *buf, size_t cap)
+{
+    int none = 0, outside = 0;
+    for (int i = 0; i < w->ngpu; i++)
+        if (w->gpu[i].source == SOURCE_NONE) {
+            none++;
+            outside += (w->gpu[i].flags & (WINDOW_BEFORE_TRACE | WINDOW_INCOMPLETE)) != 0;
+        }
+    if (w->ngpu <= 1)
+        return 0;
+    if (none == 0)
+        return (size_t)snprintf(buf, cap, "%d GPUs, ", w->ngpu);
+    size_t len = (size_t)snprintf(buf, cap, "%d of %d GPUs (left out of the total, no power "
+                                  "readings in the window: ", w->ngpu - none, w->ngpu);
+    int listed = 0;
+    for (int i = 0; i < w->ngpu && len < cap; i++) {
+        if (w->gpu[i].source != SOURCE_NONE)
+            continue;
+        char name[96];
+        if (listed++ == 4) {
+            len += (size_t)snprintf(buf + len, cap - len, ", ...");
+            break;
+        }
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", listed > 1 ? ", " : "",
+                                gpu_name(a, w->gpu[i].host, w->gpu[i].gpu, name, sizeof name));
+    }
+    if (len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, "%s), ", outside == none ?
+                                "; the window lies outside their trace: are the hosts' clocks "
+                                "synchronised?" : "");
+    return len < cap ? len : cap - 1;
+}
+
+static void source_note(const struct analysis *a, const struct window *w, char *buf, size_t cap)
 {
     const struct window_gpu *g = NULL;
     for (int i = 0; i < w->ngpu && !g; i++)
@@ -48,9 +86,7 @@ static void source_note(const struct window *w, char *buf, size_t cap)
         snprintf(buf, cap, "no power readings for this window");
         return;
     }
-    size_t len = 0;
-    if (w->ngpu > 1)
-        len = (size_t)snprintf(buf, cap, "%d GPUs, ", w->ngpu);
+    size_t len = gpus_note(a, w, buf, cap);
     switch (g->source) {
     case SOURCE_COUNTER:
         snprintf(buf + len, cap - len, "gpu_energy_mJ counter interpolated to the marks, "
@@ -118,11 +154,11 @@ static double window_util(const struct window *w)
     return n ? sum / n : NAN;
 }
 
-static void text_compat(FILE *out, const struct window *w)
+static void text_compat(FILE *out, const struct analysis *a, const struct window *w)
 {
-    char note[256];
+    char note[640];
     fprintf(out, "duration_s=%.6f\n", w->duration_s);
-    source_note(w, note, sizeof note);
+    source_note(a, w, note, sizeof note);
     if (!isfinite(w->energy_j))
         fprintf(out, "gpu_energy_J" APPROX "(n/a)  # %s\n", note);
     else
@@ -252,7 +288,7 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
     }
     if (a->nwindows == 0)
         return;
-    text_compat(out, &a->windows[0]);
+    text_compat(out, a, &a->windows[0]);
     if (a->nwindows > 1)
         fprintf(out, "(the three lines above are window 1 of %ld; --windows lists every window)\n",
                 a->nwindows);

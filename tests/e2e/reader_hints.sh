@@ -37,4 +37,20 @@ out=$("$FLINCH" analyze --csv short_window.csv --start infer_start --end first_t
 expect_match "table header has flags" '^window .* verdict +flags$' "$out"
 expect_match "inconclusive window: flags and reason in its row" \
   '^     1 .* inconclusive +few-samples  \(fewer than two samples in the window' "$out"
+# two hosts, the second's wall clock 1000 s ahead: its GPU has no readings
+# in the window; the headline says so instead of counting it silently
+python3 - "$FX/host_b.csv" skew_b.csv <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+out = [lines[0]]
+for l in lines[1:]:
+    f = l.split(',')
+    if f[1]:
+        f[1] = str(int(f[1]) + 1000 * 10**9)
+    out.append(','.join(f))
+open(sys.argv[2], 'w').write('\n'.join(out) + '\n')
+PY
+out=$("$FLINCH" analyze "$FX/plot_2gpu.csv" nodeB=skew_b.csv --start plot_2gpu:infer_start --end plot_2gpu:first_token 2>&1)
+expect_match "skewed host: the headline names the GPU left out and why" \
+  '^gpu_energy_J≈450\.550  # 2 of 3 GPUs \(left out of the total, no power readings in the window: nodeB gpu 0; the window lies outside their trace: are the hosts.* clocks synchronised\?\), ' "$out"
 done_testing
