@@ -7,12 +7,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csv_reader.h"
 #include "diag.h"
 #include "seed_method.h"
+#include "trace_schema.h"
 
 struct seed_sample { int64_t t; double p, u; int has_u; long order; };
 
@@ -103,7 +105,7 @@ static int seed_next(struct seed_file *f)
 static int row_time(struct seed_file *f, int64_t *t)
 {
     const char *s = cell(f, f->c_t);
-    if (!s || py_int(s, t) != 0) {
+    if (!s || py_int(s, t) != 0 || *t < 0 || *t > TRACE_NS_MAX) {
         diag_error("%s:%ld: column t_mono_ns: not an integer: '%.40s'", f->csv.path, f->csv.line,
                    s ? s : "");
         return -1;
@@ -177,6 +179,12 @@ int seed_analyze(const char *path, const char *start_label, const char *end_labe
         if (!ps || py_float(ps, &p) != 0)
             continue;
         int has_u = us && py_float(us, &u) == 0;
+        if (!isfinite(p) || (has_u && !isfinite(u))) {
+            /* Python's float() takes inf and nan; the energy would be inf */
+            diag_error("%s:%ld: column %s: not a finite number: '%.40s'", f.csv.path, f.csv.line,
+                       isfinite(p) ? "gpu_util_pct" : "gpu_power_W", isfinite(p) ? us : ps);
+            goto fail_free;
+        }
         if (n == cap) {
             cap = cap ? cap * 2 : 256;
             struct seed_sample *ns = realloc(s, sizeof *ns * (size_t)cap);

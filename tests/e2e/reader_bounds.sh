@@ -22,6 +22,14 @@ timeout 20 "$FLINCH" export --format perfetto inf.csv -o inf.json 2>err.txt
 expect_eq "1e999: export exit 2" "$?" 2
 expect_eq "1e999: export message" "$(cat err.txt)" "flinch export: $want"
 
+# --method seed reads numbers as Python's float() does, but not infinity
+sed '8s/,300,100,50,1980/,1e999,100,50,1980/' "$ORIG" >seedinf.csv
+"$FLINCH" analyze --csv seedinf.csv $A --method seed >out.txt 2>err.txt
+expect_eq "1e999, --method seed: exit 2" "$?" 2
+expect_eq "1e999, --method seed: message" "$(cat err.txt)" \
+  "flinch analyze: seedinf.csv:8: column gpu_power_W: not a finite number: '1e999'"
+check "1e999, --method seed: no inf printed" sh -c '! grep -q inf out.txt'
+
 sed '3s/,100,0,0,1980/,1e308,0,0,1980/' "$ORIG" >huge.csv
 "$FLINCH" analyze --csv huge.csv $A >out.txt 2>err.txt
 expect_eq "power 1e308: exit 2" "$?" 2
