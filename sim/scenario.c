@@ -288,6 +288,26 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
             return fail(p, "preset: expected 'ideal' or 'h100'");
         return 0;
     }
+    if (strcmp(d, "sensor_fault") == 0) {
+        static const char *const kinds[] = { "counter_stuck", "counter_reset", "counter_jump",
+                                             "instant_frozen" };
+        long long t0, t1, v = 0;
+        int kind = -1;
+        for (int i = 0; ntok >= 4 && i < 4; i++)
+            if (strcmp(tok[1], kinds[i]) == 0)
+                kind = i;
+        if (kind < 0 || ntok > 5 || (kind == SIM_FAULT_COUNTER_JUMP) != (ntok == 5))
+            return fail(p, "sensor_fault: expected counter_stuck|counter_reset|instant_frozen T0 T1, "
+                        "or counter_jump T0 T1 MJ");
+        if (int_arg(p, d, tok[2], 0, 1000000000000LL, &t0) || int_arg(p, d, tok[3], t0, 1000000000000LL, &t1)
+            || (ntok == 5 && int_arg(p, d, tok[4], 0, 1000000000000LL, &v)))
+            return -1;
+        if (sc->n_sensor_faults == SIM_MAX_SENSOR_FAULTS)
+            return fail(p, "sensor_fault: more than %d", SIM_MAX_SENSOR_FAULTS);
+        sc->sensor_faults[sc->n_sensor_faults++] =
+            (struct sim_sensor_fault){ kind, t0 * 1000000, t1 * 1000000, (double)v };
+        return 0;
+    }
     if (strcmp(d, "sensor_seed") == 0) {
         if (ntok != 2 || parse_ll(tok[1], 0, 1000000000000000000LL, &n))
             return fail(p, "sensor_seed: expected an integer 0..1e18");

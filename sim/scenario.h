@@ -85,12 +85,25 @@ struct sim_sensors {
     unsigned phase_set;
 };
 
+/* `sensor_fault KIND T0 T1 [VALUE]`: bad sensor data, as real drivers
+ * sometimes give it (sensor_model.c). */
+enum sim_fault_kind { SIM_FAULT_COUNTER_STUCK, SIM_FAULT_COUNTER_RESET, SIM_FAULT_COUNTER_JUMP,
+                      SIM_FAULT_INSTANT_FROZEN };
+struct sim_sensor_fault {
+    int kind;
+    long long t0_ns, t1_ns;
+    double value;
+};
+#define SIM_MAX_SENSOR_FAULTS 16
+
 enum { SIM_PHASE_ENERGY = 1, SIM_PHASE_INSTANT = 2, SIM_PHASE_AVERAGE = 4, SIM_PHASE_UTIL = 8 };
 
 struct sim_scenario {
     unsigned gpus;
     const char *preset;         /* "ideal" or "h100": the last preset applied */
     struct sim_sensors sensors;
+    struct sim_sensor_fault sensor_faults[SIM_MAX_SENSOR_FAULTS];
+    size_t n_sensor_faults;
     char name[SIM_NAME_MAX];
     int power_instant;          /* power_readout instant */
     long long average_window_ms;

@@ -132,7 +132,22 @@ unsigned long long sensor_energy_counter_mj(const struct sim_scenario *sc, unsig
             k--;
         at = sensor_energy_update_ns(sc, k);
     }
-    double mj = (double)sc->energy_base_mj + timeline_energy_mj(sc, gpu, 0, at);
+    /* faults: a counter that holds over [t0, t1), restarts from 0 at t0, or
+     * jumps by VALUE mJ at t0 */
+    double shift = 0;
+    for (size_t i = 0; i < sc->n_sensor_faults; i++) {
+        const struct sim_sensor_fault *f = &sc->sensor_faults[i];
+        if (f->kind == SIM_FAULT_COUNTER_STUCK && at >= f->t0_ns && at < f->t1_ns)
+            at = f->t0_ns;
+    }
+    for (size_t i = 0; i < sc->n_sensor_faults; i++) {
+        const struct sim_sensor_fault *f = &sc->sensor_faults[i];
+        if (f->kind == SIM_FAULT_COUNTER_RESET && at >= f->t0_ns)
+            shift = -((double)sc->energy_base_mj + timeline_energy_mj(sc, gpu, 0, f->t0_ns));
+        if (f->kind == SIM_FAULT_COUNTER_JUMP && at >= f->t0_ns)
+            shift += f->value;
+    }
+    double mj = (double)sc->energy_base_mj + timeline_energy_mj(sc, gpu, 0, at) + shift;
     if (mj <= 0)
         return 0;
     return (unsigned long long)floor(mj + 1e-6);
@@ -141,6 +156,11 @@ unsigned long long sensor_energy_counter_mj(const struct sim_scenario *sc, unsig
 double sensor_instant_w(const struct sim_scenario *sc, unsigned gpu, long long t_ns)
 {
     const struct sim_sensors *s = &sc->sensors;
+    for (size_t i = 0; i < sc->n_sensor_faults; i++) {
+        const struct sim_sensor_fault *f = &sc->sensor_faults[i];
+        if (f->kind == SIM_FAULT_INSTANT_FROZEN && t_ns >= f->t0_ns && t_ns < f->t1_ns)
+            t_ns = f->t0_ns;                 /* holds its value at t0 */
+    }
     long long r = last_refresh(t_ns, s->instant_phase_ns, s->instant_period_ns);
     if (s->instant_window_ns <= 0)
         return timeline_power_w(sc, gpu, r);

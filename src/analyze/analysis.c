@@ -110,6 +110,7 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
     tape_init(&g->tape, sizeof(struct gpu_sample));
     g->medium_last_tick = -1;
     g->first_tick = -1;
+    faults_init(&g->faults);
     g->cadence = malloc(sizeof *g->cadence);
     if (g->cadence)
         cadence_init(g->cadence);
@@ -141,8 +142,10 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
             r->v[COL_GPU_POWER_W], r->v[COL_GPU_UTIL_PCT],
         };
         est_add(&g->est, r->t_mono_ns, r->v[COL_GPU_ENERGY_MJ]);
-        cadence_add(g->cadence, r->t_mono_ns, (double[SENSOR_N]){
-            r->v[COL_GPU_ENERGY_MJ], v[QG_INSTANT], v[QG_AVERAGE], v[QG_UTIL] });
+        double sv[SENSOR_N] = { r->v[COL_GPU_ENERGY_MJ], v[QG_INSTANT], v[QG_AVERAGE], v[QG_UTIL] };
+        cadence_add(g->cadence, r->t_mono_ns, sv);
+        faults_add(&g->faults, r->t_mono_ns, sv, isnan(v[QG_INSTANT]) ? v[QG_AVERAGE] : v[QG_INSTANT],
+                   g->power_limit_w);
         partial_hold_add(g->hold_power, r->t_mono_ns, v[QG_INSTANT]);
         partial_hold_add(g->hold_util, r->t_mono_ns, v[QG_UTIL]);
         power_hist_add(g->hist_instant, v[QG_INSTANT]);

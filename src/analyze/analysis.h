@@ -42,6 +42,13 @@ enum verdict {
 #define WINDOW_UNDER_STEP    0x8  /* shorter than the energy counter's update step */
 #define WINDOW_NO_POWER      0x10 /* no power readings at all */
 #define WINDOW_UNDER_UTIL    0x200 /* shorter than the utilization sensor's update period */
+/* Bad sensor data overlapping the window (sensor_faults.h); the energy then
+ * comes from the next-best source, which alone does not make it inconclusive. */
+#define WINDOW_COUNTER_STUCK     0x400
+#define WINDOW_COUNTER_BACKWARDS 0x800
+#define WINDOW_COUNTER_JUMP      0x1000
+#define WINDOW_POWER_FROZEN      0x2000
+#define WINDOW_SENSOR_LOST       0x4000
 
 /* The classes of a window's time (breakdown.h); the tokens are the same in
  * every output: "compute", "host-cpu", "waiting". */
@@ -79,6 +86,11 @@ struct window_gpu {
     double max_gap_s;            /* longest interval between consecutive samples overlapping the window */
     double counter_step_s;       /* typical update step of the energy counter, NAN if none */
     double util_period_s;        /* the utilization sensor's update period, NAN if unknown */
+    unsigned fault;              /* the first sensor fault flag overlapping the window, 0 if none */
+    int fault_sensor;            /* enum sensor_id it concerns */
+    int64_t fault_t0_ns, fault_t1_ns; /* its span (t_mono_ns) */
+    double fault_value;          /* stuck: lowest power seen (W); jump: implied power (W) */
+    enum energy_source fell_from; /* the source the fault ruled out, SOURCE_NONE if none */
     double power_limit_w;        /* last enforced limit seen, NAN if none */
     unsigned reason_counts[ANALYSIS_REASON_BITS]; /* samples in the window with each reason bit set */
     double idle_w, busy_w;       /* power levels the verdict used */

@@ -79,8 +79,50 @@ static int cmp_gpu(const void *a, const void *b)
 }
 
 /* Levels, steps, uncertainty and verdict for one window. */
+/* Bad sensor data (sensor_faults.h) overlapping the window: flag it, name
+ * the first span, and move the energy off a source the fault rules out to
+ * the next best one. */
+static void apply_faults(struct window *w, struct window_gpu *g, const struct sensor_faults *f)
+{
+    g->fell_from = SOURCE_NONE;
+    for (int i = 0; f && i < f->nspans; i++) {
+        const struct fault_span *sp = &f->spans[i];
+        if (sp->t0 >= w->t_end_ns || sp->t1 <= w->t_start_ns)
+            continue;
+        g->flags |= sp->flag;
+        if (!g->fault) {
+            g->fault = sp->flag;
+            g->fault_sensor = sp->sensor;
+            g->fault_t0_ns = sp->t0;
+            g->fault_t1_ns = sp->t1;
+            g->fault_value = sp->value;
+        }
+    }
+    unsigned counter_bad = WINDOW_COUNTER_STUCK | WINDOW_COUNTER_BACKWARDS | WINDOW_COUNTER_JUMP;
+    int off_counter = (g->flags & counter_bad) &&
+                      (g->source == SOURCE_COUNTER || g->source == SOURCE_ESTIMATE);
+    int off_instant = (g->flags & WINDOW_POWER_FROZEN) && g->source == SOURCE_INSTANT;
+    if (!off_counter && !off_instant)
+        return;
+    g->fell_from = g->source;
+    int frozen = (g->flags & WINDOW_POWER_FROZEN) != 0;
+    if (!off_instant && !frozen && !isnan(g->energy_instant_j)) {
+        g->source = SOURCE_INSTANT;
+        g->energy_j = g->energy_instant_j;
+    } else if (!isnan(g->energy_average_j)) {
+        g->source = SOURCE_AVERAGE;
+        g->energy_j = g->energy_average_j;
+    } else {
+        g->source = SOURCE_NONE;
+        g->energy_j = NAN;
+        g->flags |= WINDOW_NO_POWER;
+    }
+    g->mean_power_w = g->energy_j / w->duration_s;
+}
+
 static void finish_one(struct ctx *c, struct window *w, const double *step, const double *idle,
-                       const double *busy, const double *util_period)
+                       const double *busy, const double *util_period,
+                       const struct sensor_faults *const *faults)
 {
     w->energy_j = 0;
     w->uncertainty_j = 0;
@@ -89,6 +131,7 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         struct window_gpu *g = &w->gpu[s];
         g->idle_w = idle[s];
         g->busy_w = busy[s];
+        apply_faults(w, g, faults[s]);
         if (g->source == SOURCE_COUNTER || g->source == SOURCE_ESTIMATE) {
             g->counter_step_s = step[s];
             if (!isnan(step[s]) && w->duration_s < step[s])
@@ -145,6 +188,7 @@ void finish_analysis(struct ctx *c)
     int n = c->ngpu;
     double step[ANALYSIS_MAX_GPUS], idle[ANALYSIS_MAX_GPUS], busy[ANALYSIS_MAX_GPUS];
     double util_period[ANALYSIS_MAX_GPUS];
+    const struct sensor_faults *faults[ANALYSIS_MAX_GPUS];
     const char *origin[ANALYSIS_MAX_GPUS];
     /* windows list GPUs in stream order; sort them by gpu_index */
     for (long i = 0; i < a->nwindows; i++)
@@ -188,6 +232,8 @@ void finish_analysis(struct ctx *c)
         c->hold_util_ms[i] = partial_hold_period_ms(g->hold_util);
         a->gpu_ids[i] = g->id;
         util_period[i] = cadence_get(g->cadence, SENSOR_UTIL).period_s;
+        faults_finish(&g->faults, integ_latest_sample(&g->ig));
+        faults[i] = &g->faults;
         for (int s = 0; a->cadence && s < SENSOR_N; s++)
             a->cadence[i * SENSOR_N + s] = cadence_get(g->cadence, (enum sensor_id)s);
         a->idle_w[i] = idle[i];
@@ -196,7 +242,7 @@ void finish_analysis(struct ctx *c)
     }
     double *v = malloc(sizeof *v * (size_t)(a->nwindows ? a->nwindows : 1));
     for (long i = 0; i < a->nwindows; i++)
-        finish_one(c, &a->windows[i], step, idle, busy, util_period);
+        finish_one(c, &a->windows[i], step, idle, busy, util_period, faults);
     if (v) {
         for (long i = 0; i < a->nwindows; i++)
             v[i] = a->windows[i].duration_s;
@@ -217,6 +263,7 @@ void free_ctx(struct ctx *c)
     for (int s = 0; s < c->ngpu; s++) {
         integ_free(&c->gpu[s].ig);
         est_free(&c->gpu[s].est);
+        faults_free(&c->gpu[s].faults);
         free(c->gpu[s].cadence);
         free(c->gpu[s].hist_instant);
         free(c->gpu[s].hist_average);

@@ -13,6 +13,7 @@
 #include "labels_seen.h"
 #include "trace_limits.h"
 #include "integrate.h"
+#include "sensor_faults.h"
 #include "tape.h"
 #include "verdict.h"
 #include "windows.h"
@@ -32,6 +33,7 @@ struct gpu_stream {
     struct integrator ig;
     struct energy_estimator est;   /* raw counter readings for the edge model */
     struct cadence_tracker *cadence;
+    struct sensor_faults faults;
     struct power_hist *hist_instant, *hist_average;
     double power_limit_w;
     struct gap_stack gaps;         /* gaps that left the ring */

@@ -29,6 +29,9 @@ void window_flags_str(unsigned flags, char *buf, size_t cap)
         { WINDOW_INCOMPLETE, "incomplete" }, { WINDOW_BEFORE_TRACE, "before-trace" },
         { WINDOW_FEW_SAMPLES, "few-samples" }, { WINDOW_UNDER_STEP, "under-counter-step" },
         { WINDOW_NO_POWER, "no-power" }, { WINDOW_UNDER_UTIL, "under-util-period" },
+        { WINDOW_COUNTER_STUCK, "counter-stuck" }, { WINDOW_COUNTER_BACKWARDS, "counter-backwards" },
+        { WINDOW_COUNTER_JUMP, "counter-jump" }, { WINDOW_POWER_FROZEN, "power-frozen" },
+        { WINDOW_SENSOR_LOST, "sensor-lost" },
     };
     size_t len = 0;
     buf[0] = '\0';
@@ -183,6 +186,53 @@ static void text_breakdown(FILE *out, const char *indent, const struct breakdown
             breakdown_segments_text(bd, 12, seg, sizeof seg));
 }
 
+/* "    gpu 0 sensors: counter-stuck over 1.000-4.500 s (...): energy from
+ * gpu_power_instant_W trapezoid instead of ...": bad sensor data, named. */
+static void text_fault(FILE *out, const struct analysis *a, const struct window_gpu *g,
+                       const char *name)
+{
+    if (!g->fault)
+        return;
+    char token[64];
+    window_flags_str(g->fault, token, sizeof token);
+    const char *what = "";
+    char buf[160];
+    switch (g->fault) {
+    case WINDOW_COUNTER_STUCK:
+        snprintf(buf, sizeof buf, "the energy counter did not move while power read %.0f W or more",
+                 g->fault_value);
+        what = buf;
+        break;
+    case WINDOW_COUNTER_BACKWARDS:
+        snprintf(buf, sizeof buf, "the energy counter went back by %.3f J (a driver reload or reset)",
+                 -g->fault_value);
+        what = buf;
+        break;
+    case WINDOW_COUNTER_JUMP:
+        snprintf(buf, sizeof buf, "one counter increment implies %.0f W, over twice the power limit",
+                 g->fault_value);
+        what = buf;
+        break;
+    case WINDOW_POWER_FROZEN:
+        snprintf(buf, sizeof buf, "instantaneous power held %.3f W while utilization kept changing",
+                 g->fault_value);
+        what = buf;
+        break;
+    case WINDOW_SENSOR_LOST:
+        snprintf(buf, sizeof buf, "the %s stopped reporting (NOT_SUPPORTED or missing) for the rest "
+                 "of the trace", sensor_name((enum sensor_id)g->fault_sensor));
+        what = buf;
+        break;
+    }
+    fprintf(out, "    %s sensors: %s over %.3f-%.3f s (%s)", name, token,
+            (double)(g->fault_t0_ns - a->first_row_ns) / 1e9,
+            (double)(g->fault_t1_ns - a->first_row_ns) / 1e9, what);
+    if (g->fell_from != SOURCE_NONE)
+        fprintf(out, ": energy from %s instead of %s", energy_source_name(g->source),
+                energy_source_name(g->fell_from));
+    fputc('\n', out);
+}
+
 static void text_window(FILE *out, const struct analysis *a, const struct window *w)
 {
     char flags[128];
@@ -200,6 +250,7 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
         if (isfinite(g->power_limit_w))
             fprintf(out, ", power limit %.0f W", g->power_limit_w);
         fprintf(out, "\n");
+        text_fault(out, a, g, name);
         if (w->ngpu > 1)
             text_breakdown(out, "    ", &g->bd, w->duration_s);
     }
