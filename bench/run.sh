@@ -7,14 +7,16 @@
 #   accuracy.sh       energy of the scripted burst: exact vs flinch vs original
 #   mark_latency.sh   write-to-stamp latency of client marks (issue 4)
 #   nvml_calls.sh     NVML calls and driver time per GPU per tick (issue 13)
+#   sensor_accuracy.py window energy on the h100/ideal sensor presets, 200
+#                     trials each on virtual time, four methods (issue 10)
 #
-# Environment: BENCH_ONLY="record analyze accuracy marks nvml" picks some;
+# Environment: BENCH_ONLY="record analyze accuracy marks nvml sensors" picks some;
 # BENCH_SECONDS (recorder run length, default 20), BENCH_ROWS (analyzer
 # trace rows, default 1000000), BENCH_REPEAT, BENCH_PYTHON=0, BENCH_KEEP=1:
 # see each script. A full run takes about 2 minutes on 2 cores.
 cd "$(dirname "$0")/.." || exit 2
 B=${1:-build}
-only=${BENCH_ONLY:-record analyze accuracy marks nvml}
+only=${BENCH_ONLY:-record analyze accuracy marks nvml sensors}
 
 # The helpers (gen_trace, runstat, simtool) live in tests/helpers/.
 make --no-print-directory -s BUILD="$B" tests >/dev/null || { echo "bench: build failed" >&2; exit 2; }
@@ -36,9 +38,14 @@ for b in $only; do
     accuracy) script=bench/accuracy.sh ;;
     marks) script=bench/mark_latency.sh ;;
     nvml) script=bench/nvml_calls.sh ;;
-    *) echo "bench: unknown benchmark '$b' (record, analyze, accuracy, marks, nvml)" >&2; exit 2 ;;
+    sensors) script=bench/sensor_accuracy.py ;;
+    *) echo "bench: unknown benchmark '$b' (record, analyze, accuracy, marks, nvml, sensors)" >&2; exit 2 ;;
   esac
-  sh "$script" "$B" >"$out.part" || status=1
+  case $script in
+    *.py) if command -v python3 >/dev/null 2>&1; then python3 "$script" "$B" >"$out.part" || status=1
+          else echo "python3 missing: $script not run" >"$out.part"; fi ;;
+    *) sh "$script" "$B" >"$out.part" || status=1 ;;
+  esac
   cat "$out.part"
   cat "$out.part" >>"$out"
   echo
