@@ -188,6 +188,12 @@ static void place_knots(struct change *c, int n)
         double u = m0 + phi + k[j] * p;
         c[j].u = fmin(fmax(u, a), b);
         c[j].unc = fmin(fmax(2 * spread, EST_KNOT_FLOOR_S), (b - a) / 2);
+        /* two updates clamped onto one sample boundary (a poor fit on an
+         * irregular sampler): keep the steps ordered, and say so */
+        if (j > 0 && c[j].u <= c[j - 1].u + 1e-6) {
+            c[j].u = c[j - 1].u + 1e-6;
+            c[j].unc = fmax(c[j].unc, (b - a) / 2);
+        }
     }
 }
 
