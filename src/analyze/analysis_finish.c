@@ -85,6 +85,7 @@ static int cmp_gpu(const void *a, const void *b)
 static void apply_faults(struct window *w, struct window_gpu *g, const struct sensor_faults *f)
 {
     g->fell_from = SOURCE_NONE;
+    int counter_bad = 0, instant_bad = 0;
     for (int i = 0; f && i < f->nspans; i++) {
         const struct fault_span *sp = &f->spans[i];
         if (sp->t0 >= w->t_end_ns || sp->t1 <= w->t_start_ns)
@@ -97,16 +98,17 @@ static void apply_faults(struct window *w, struct window_gpu *g, const struct se
             g->fault_t1_ns = sp->t1;
             g->fault_value = sp->value;
         }
+        if (sp->sensor == SENSOR_COUNTER)
+            counter_bad = 1;
+        if (sp->sensor == SENSOR_INSTANT)
+            instant_bad = 1;
     }
-    unsigned counter_bad = WINDOW_COUNTER_STUCK | WINDOW_COUNTER_BACKWARDS | WINDOW_COUNTER_JUMP;
-    int off_counter = (g->flags & counter_bad) &&
-                      (g->source == SOURCE_COUNTER || g->source == SOURCE_ESTIMATE);
-    int off_instant = (g->flags & WINDOW_POWER_FROZEN) && g->source == SOURCE_INSTANT;
+    int off_counter = counter_bad && (g->source == SOURCE_COUNTER || g->source == SOURCE_ESTIMATE);
+    int off_instant = instant_bad && g->source == SOURCE_INSTANT;
     if (!off_counter && !off_instant)
         return;
     g->fell_from = g->source;
-    int frozen = (g->flags & WINDOW_POWER_FROZEN) != 0;
-    if (!off_instant && !frozen && !isnan(g->energy_instant_j)) {
+    if (!instant_bad && !isnan(g->energy_instant_j)) {
         g->source = SOURCE_INSTANT;
         g->energy_j = g->energy_instant_j;
     } else if (!isnan(g->energy_average_j)) {

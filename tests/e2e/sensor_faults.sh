@@ -3,7 +3,7 @@
 # a stuck counter (also one that never moves, the first-time user's case),
 # a counter that goes backwards, one that jumps, instantaneous power frozen
 # while utilization moves, and the counter switching to NOT_SUPPORTED
-# mid-run. Each is flagged with its token, its span and reason are printed,
+# mid-run (field 83 and the entry point). Each is flagged with its token, its span and reason are printed,
 # and the energy comes from the next-best source, exactly; a fault alone
 # does not make the verdict inconclusive. Recorded on virtual time.
 . "$ROOT/tests/lib.sh"
@@ -46,7 +46,7 @@ case_ reset 'energy_update_ms 25\nat 0 power=300 util=50\nsensor_fault counter_r
   counter-backwards "gpu_power_instant_W trapezoid" "the energy counter went back by 1592.500 J"
 case_ jump 'preset h100\nat 0 power=300 util=50\nsensor_fault counter_jump 2000 2000 5000000\n' \
   counter-jump "gpu_power_instant_W trapezoid" "one counter increment implies [0-9]+ W, over twice the power limit"
-case_ lost 'energy_update_ms 25\nat 0 power=300 util=50\nunsupported_after 100 nvmlDeviceGetTotalEnergyConsumption\n' \
+case_ lost 'energy_update_ms 25\nat 0 power=300 util=50\nunsupported_after 100 field:83\nunsupported_after 100 nvmlDeviceGetTotalEnergyConsumption\n' \
   sensor-lost "gpu_power_instant_W trapezoid" "the energy counter stopped reporting"
 # instant power frozen at 300 W over [1, 4] s while the load alternates:
 # with the counter, the energy is still the counter's (flag only); without
@@ -60,7 +60,7 @@ want=$("$HELPERS/simtool" energy frozen.scn 0 1500 2224)
 expect_match "frozen: flagged power-frozen with its span" \
   "gpu 0 sensors: power-frozen over 1.000-[0-9.]+ s \\(instantaneous power held 300.000 W while utilization kept changing\\)$" "$out"
 check "frozen: the counter's energy stands ($(energy "$out") J, exact $want J)" near "$(energy "$out")" "$want" 7
-printf '%b' "unsupported nvmlDeviceGetTotalEnergyConsumption\n$frozen" >frozen2.scn
+printf '%b' "unsupported field:83\nunsupported nvmlDeviceGetTotalEnergyConsumption\n$frozen" >frozen2.scn
 rec frozen2.scn frozen2.csv
 out=$("$FLINCH" analyze --csv frozen2.csv --start s --end e)
 expect_match "frozen, no counter: the 1 s average instead of the frozen instant power" \
