@@ -185,7 +185,11 @@ static void place_knots(struct change *c, int n)
     double phi = (lo + hi) / 2, spread = fabs(hi - lo) / 2;
     for (int j = 0; j < n; j++) {
         double a = (double)c[j].a / 1e9, b = (double)c[j].b / 1e9;
-        double u = m0 + phi + k[j] * p;
+        /* the reading at b holds the last update at or before b: when a
+         * long sample gap spans several updates, that one, not the middle */
+        double u = m0 + phi + floor((b - m0 - phi) / p) * p;
+        if (u <= a)                      /* no grid point inside: jitter, the nearer edge */
+            u = a - u < u + p - b ? a : b;
         c[j].u = fmin(fmax(u, a), b);
         c[j].unc = fmin(fmax(2 * spread, EST_KNOT_FLOOR_S), (b - a) / 2);
         /* two updates clamped onto one sample boundary (a poor fit on an

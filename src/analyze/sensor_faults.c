@@ -63,13 +63,16 @@ static void add_counter(struct sensor_faults *f, int64_t t, double mj, double po
     if (!f->have_ctr) {
         f->have_ctr = 1;
         f->ctr_v = mj;
-        f->ctr_change_t = f->ctr_t = t;
+        f->ctr_change_t = f->ctr_t = f->ctr_before_t = t;
         f->min_power_since = INFINITY;
         return;
     }
     if (mj != f->ctr_v) {
         close_hold(f, f->ctr_t);
-        double dt = (double)(t - f->ctr_change_t) / 1e9;
+        /* the longest the increment can have taken: from the reading
+         * before the previous change to this one (a late sample followed by
+         * an early one must not look like a jump) */
+        double dt = (double)(t - f->ctr_before_t) / 1e9;
         double implied = (mj - f->ctr_v) / 1000 / (dt > 0 ? dt : 1e-9);
         double cap = 2 * (isnan(limit_w) || limit_w <= 0 ? JUMP_NO_LIMIT_W : limit_w);
         if (mj < f->ctr_v)
@@ -77,6 +80,7 @@ static void add_counter(struct sensor_faults *f, int64_t t, double mj, double po
         else if (implied > cap)
             push(f, f->ctr_change_t, t, WINDOW_COUNTER_JUMP, SENSOR_COUNTER, implied);
         f->ctr_v = mj;
+        f->ctr_before_t = f->ctr_t;
         f->ctr_change_t = t;
         f->min_power_since = INFINITY;
     }

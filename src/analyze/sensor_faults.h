@@ -32,6 +32,7 @@ struct fault_span {
 
 struct sensor_faults {
     int64_t ctr_change_t, ctr_t;    /* last change / last reading of the counter */
+    int64_t ctr_before_t;           /* the reading before the last change */
     double ctr_v, min_power_since;
     int have_ctr;
     int64_t inst_change_t;
