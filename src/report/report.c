@@ -193,37 +193,19 @@ static void text_fault(FILE *out, const struct analysis *a, const struct window_
 {
     if (!g->fault)
         return;
-    char token[64];
+    char token[64], what[160];
     window_flags_str(g->fault, token, sizeof token);
-    const char *what = "";
-    char buf[160];
-    switch (g->fault) {
-    case WINDOW_COUNTER_STUCK:
-        snprintf(buf, sizeof buf, "the energy counter did not move while power read %.0f W or more",
-                 g->fault_value);
-        what = buf;
-        break;
-    case WINDOW_COUNTER_BACKWARDS:
-        snprintf(buf, sizeof buf, "the energy counter went back by %.3f J (a driver reload or reset)",
-                 -g->fault_value);
-        what = buf;
-        break;
-    case WINDOW_COUNTER_JUMP:
-        snprintf(buf, sizeof buf, "one counter increment implies %.0f W, over twice the power limit",
-                 g->fault_value);
-        what = buf;
-        break;
-    case WINDOW_POWER_FROZEN:
-        snprintf(buf, sizeof buf, "instantaneous power held %.3f W while utilization kept changing",
-                 g->fault_value);
-        what = buf;
-        break;
-    case WINDOW_SENSOR_LOST:
-        snprintf(buf, sizeof buf, "the %s stopped reporting (NOT_SUPPORTED or missing) for the rest "
+    const char *fmt = g->fault == WINDOW_COUNTER_STUCK
+        ? "the energy counter did not move while power read %.0f W or more"
+        : g->fault == WINDOW_COUNTER_BACKWARDS ? "the energy counter went back by %.3f J (a driver reload or reset)"
+        : g->fault == WINDOW_COUNTER_JUMP ? "one counter increment implies %.0f W, over twice the power limit"
+        : g->fault == WINDOW_POWER_FROZEN ? "instantaneous power held %.3f W while utilization kept changing"
+        : NULL;
+    if (fmt)
+        snprintf(what, sizeof what, fmt, g->fault == WINDOW_COUNTER_BACKWARDS ? -g->fault_value : g->fault_value);
+    else                        /* WINDOW_SENSOR_LOST */
+        snprintf(what, sizeof what, "the %s stopped reporting (NOT_SUPPORTED or missing) for the rest "
                  "of the trace", sensor_name((enum sensor_id)g->fault_sensor));
-        what = buf;
-        break;
-    }
     fprintf(out, "    %s sensors: %s over %.3f-%.3f s (%s)", name, token,
             (double)(g->fault_t0_ns - a->first_row_ns) / 1e9,
             (double)(g->fault_t1_ns - a->first_row_ns) / 1e9, what);
