@@ -259,6 +259,21 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         sc->name[len] = 0;
         return 0;
     }
+    if (strcmp(d, "gpu_name") == 0) {
+        unsigned g;
+        if (ntok < 3 || note_gpu(p, "gpu_name", tok[1], &g))
+            return ntok < 3 ? fail(p, "gpu_name: expected G TEXT") : -1;
+        const char *rest = strstr(line, tok[1]) + strlen(tok[1]);
+        rest += strspn(rest, " \t");
+        size_t len = strcspn(rest, "#");
+        while (len && (rest[len - 1] == ' ' || rest[len - 1] == '\t'))
+            len--;
+        if (len == 0 || len >= SIM_NAME_MAX)
+            return fail(p, "gpu_name: expected 1..%d characters", SIM_NAME_MAX - 1);
+        memcpy(sc->gpu_name[g], rest, len);
+        sc->gpu_name[g][len] = 0;
+        return 0;
+    }
     if (strcmp(d, "persistence") == 0) {
         if (ntok != 2 || (strcmp(tok[1], "on") != 0 && strcmp(tok[1], "off") != 0))
             return fail(p, "persistence: expected 'on' or 'off'");

@@ -105,6 +105,7 @@ struct sim_scenario {
     struct sim_sensor_fault sensor_faults[SIM_MAX_SENSOR_FAULTS];
     size_t n_sensor_faults;
     char name[SIM_NAME_MAX];
+    char gpu_name[SIM_MAX_GPUS][SIM_NAME_MAX]; /* `gpu_name G TEXT`; "" = name */
     int power_instant;          /* power_readout instant */
     long long average_window_ms;
     long long energy_update_ms;

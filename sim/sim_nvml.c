@@ -366,11 +366,12 @@ EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned 
     nvmlReturn_t rc = sim_device_query(device, name, SIM_FN_NAME, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    size_t len = strlen(scenario.name);
+    const char *n = scenario.gpu_name[gpu][0] ? scenario.gpu_name[gpu] : scenario.name;
+    size_t len = strlen(n);
     if (length < len + 1) {
         rc = NVML_ERROR_INSUFFICIENT_SIZE;
     } else {
-        memcpy(name, scenario.name, len + 1);
+        memcpy(name, n, len + 1);
     }
     pthread_mutex_unlock(&lock);
     return rc;

@@ -28,6 +28,7 @@
 #include "diag.h"
 #include "gpu_identity.h"
 #include "gpu_pool.h"
+#include "gpu_select.h"
 #include "gpu_sampler.h"
 #include "host_cpu.h"
 #include "mark_fifo.h"
@@ -108,49 +109,6 @@ static void install_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-/* "0", "all", "0,2" -> GPU indices. Returns 0, or -1 after an error. */
-static int parse_gpu_spec(const struct nvml_lib *nvml, const char *spec, unsigned count,
-                          unsigned *idx, int *n)
-{
-    *n = 0;
-    if (strcmp(spec, "all") == 0) {
-        for (unsigned i = 0; i < count && i < TRACE_MAX_GPUS; i++)
-            idx[(*n)++] = i;
-        if (count > TRACE_MAX_GPUS)
-            diag_warn("--gpu all: %u GPUs found; recording the first %d (the most one trace holds)",
-                      count, TRACE_MAX_GPUS);
-        return 0;
-    }
-    const char *p = spec;
-    for (;;) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(p, &end, 10);
-        if (end == p || errno || (*end != ',' && *end != '\0') || *p == '-') {
-            diag_error("--gpu %s: expected an index, a list like 0,2, or 'all'", spec);
-            return -1;
-        }
-        if (v >= count) {
-            diag_error("--gpu %lu: no such GPU (%u found: %s)", v, count,
-                       count ? "indices start at 0" : nvml_strerror(nvml, NVML_ERROR_NOT_FOUND));
-            return -1;
-        }
-        for (int i = 0; i < *n; i++)
-            if (idx[i] == v) {
-                diag_error("--gpu %s: GPU %lu listed twice", spec, v);
-                return -1;
-            }
-        if (*n == TRACE_MAX_GPUS) {
-            diag_error("--gpu %s: more than %d GPUs", spec, TRACE_MAX_GPUS);
-            return -1;
-        }
-        idx[(*n)++] = (unsigned)v;
-        if (*end == '\0')
-            return 0;
-        p = end + 1;
-    }
-}
-
 static int open_nvml(struct recorder *r)
 {
     char err[1024];
@@ -174,7 +132,7 @@ static int open_nvml(struct recorder *r)
         return -1;
     }
     unsigned idx[TRACE_MAX_GPUS];
-    if (parse_gpu_spec(&r->nvml, r->o->gpu_spec, count, idx, &r->ngpu) != 0)
+    if (gpu_select(&r->nvml, r->o->gpu_spec, count, idx, &r->ngpu, TRACE_MAX_GPUS) != 0)
         return -1;
     /* Under --gpu all a GPU this user may not query (NO_PERMISSION: another
      * container's, or a restricted device node) is skipped with a warning;
