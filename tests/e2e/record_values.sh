@@ -7,8 +7,8 @@
 # Checks every SAMPLE row of $1 whose time (ms since the scenario epoch $2)
 # is at least 20 ms away from a segment edge of demo.scn. Prints
 # "checked N bad M" and the first bad rows. The fast values (field values)
-# must be the scenario's at the row's time; the medium ones (utilization,
-# SM clock, reasons: read every 50 ms) and the slow ones (temperature,
+# and utilization must be the scenario's at the row's time; the medium ones
+# (SM clock, reasons: read every 50 ms) and the slow ones (temperature,
 # memory used: every 1000 ms) a value the scenario had within that age
 # (gpu_sampler.h), plus 5 ms for a late tick.
 check_demo_rows() {
@@ -25,8 +25,10 @@ check_demo_rows() {
       if (ms < 20 || (ms > 980 && ms < 1020) || (ms > 1700 && ms < 1745) || ms > 4480) next
       busy = ms >= 1000 && ms < 1724
       bad = $c["gpu_power_instant_W"] != (busy ? "612.000" : "75.000") || $c["gpu_power_limit_W"] != "700.000"
-      m = $c["gpu_util_pct"] "," $c["gpu_mem_util_pct"] "," $c["gpu_sm_clock_MHz"] "," $c["gpu_clock_event_reasons"]
-      if (!had(m, "98,71,1980,0x0000000000000000", "0,0,345,0x0000000000000001", ms - 55, ms)) { bad = 1; why = " medium " m }
+      u = $c["gpu_util_pct"] "," $c["gpu_mem_util_pct"]
+      if (u != (busy ? "98,71" : "0,0")) { bad = 1; why = " utilization " u }
+      m = $c["gpu_sm_clock_MHz"] "," $c["gpu_clock_event_reasons"]
+      if (!had(m, "1980,0x0000000000000000", "345,0x0000000000000001", ms - 55, ms)) { bad = 1; why = " medium " m }
       sl = $c["gpu_temp_C"] "," $c["gpu_mem_used_MiB"]
       if (!had(sl, "52,74000", "45,70000", ms - 1005, ms)) { bad = 1; why = " slow " sl }
       # gpu_power_W: trailing 1 s average (time before 0 counted at 75 W)
