@@ -2,6 +2,8 @@
 #
 #   make            build build/flinch and the simulated NVML (build/sim/libnvidia-ml.so.1)
 #   make demo       record a scripted 724 ms pause on the simulated GPU and analyze it
+#   make demo-python  the same pause seen by a Python server annotated with flinch.window
+#   make install    flinch, libflinch_nvtx.so, flinch_mark.h and flinch.py under PREFIX
 #   make check      build with -Werror, run every test; again under ASan+UBSan+LSan (gcc)
 #                   and under clang's UBSan (float-cast-overflow); memcheck
 #   make bench      run the benchmarks in bench/ (slow; prints tables)
@@ -44,7 +46,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 CLANG_SANFLAGS := -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all \
                   -fno-omit-frame-pointer
 
-.PHONY: all tests demo check check-plain check-asan check-clang bench fuzz soak valgrind clean
+.PHONY: all tests demo demo-python install check check-plain check-asan check-clang bench fuzz soak valgrind clean
 
 NVTX_SRC := $(wildcard nvtx/*.c)
 NVTX_OBJ := $(NVTX_SRC:%.c=$(BUILD)/pic-hidden/%.o)
@@ -62,9 +64,11 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
 
+# The bridge is built without $(SAN): it is loaded into applications that
+# are not sanitized (the ASan runtime must come first in a process).
 $(BUILD)/pic-hidden/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+	$(CC) $(filter-out $(SAN),$(ALL_CFLAGS)) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(BUILD)/libflinch.a: $(LIB_OBJ)
 	@rm -f $@
@@ -76,7 +80,7 @@ $(BUILD)/flinch: $(BUILD)/src/flinch.o $(BUILD)/libflinch.a
 # The NVTX bridge, loaded by applications through NVTX_INJECTION64_PATH
 # (`flinch record --nvtx`): only InitializeInjectionNvtx2 is exported.
 $(BUILD)/libflinch_nvtx.so: $(NVTX_OBJ)
-	$(CC) $(ALL_CFLAGS) -shared -fvisibility=hidden -Wl,-soname,libflinch_nvtx.so $^ -o $@ -lpthread
+	$(CC) $(filter-out $(SAN),$(ALL_CFLAGS)) -shared -fvisibility=hidden -Wl,-soname,libflinch_nvtx.so $^ -o $@ -lpthread
 
 # The simulated NVML: a shared object with NVML's ABI, named like the real one so
 # that LD_LIBRARY_PATH=build/sim or --nvml-lib build/sim/libnvidia-ml.so.1 loads it.
@@ -103,8 +107,30 @@ $(BUILD)/tests/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $< -o $@ $(LDLIBS)
 
+# install: DESTDIR/PREFIX/bin/flinch, lib/flinch/libflinch_nvtx.so (where
+# `flinch record --nvtx` looks: ../lib/flinch/ from the binary),
+# include/flinch_mark.h, and flinch.py in the Python site directory of
+# PREFIX (PYTHON_SITE; what `pip install ./python --prefix PREFIX` does).
+PREFIX  ?= /usr/local
+PYTHON  ?= python3
+PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(PREFIX)", "platbase": "$(PREFIX)"}))' 2>/dev/null)
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/flinch $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BUILD)/flinch $(DESTDIR)$(PREFIX)/bin/flinch
+	install -m 755 $(BUILD)/libflinch_nvtx.so $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so
+	install -m 644 include/flinch_mark.h $(DESTDIR)$(PREFIX)/include/flinch_mark.h
+	@if [ -n "$(PYTHON_SITE)" ]; then \
+	  install -d $(DESTDIR)$(PYTHON_SITE) && \
+	  install -m 644 python/flinch.py $(DESTDIR)$(PYTHON_SITE)/flinch.py && \
+	  echo "install: flinch.py -> $(DESTDIR)$(PYTHON_SITE)"; \
+	else echo "install: no $(PYTHON); flinch.py not installed (pip install ./python)"; fi
+
 demo: all
 	@sh tests/demo.sh $(BUILD)
+
+# demo-python: a Python server annotated only with flinch.window, analyzed per range
+demo-python: all
+	@sh tests/demo_python.sh $(BUILD)
 
 # check: the plain build with -Werror; the same under gcc's ASan+UBSan with
 # LeakSanitizer on (a leak fails the command); and, when clang is present,
