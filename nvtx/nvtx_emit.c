@@ -31,10 +31,18 @@ static _Thread_local long long cached_tid;
 
 static const char *const drop_reason[NVTX_DROP_COUNT] = { "filter", "rate", "depth", "undelivered" };
 
+static int reconnect(int64_t now);
+
+/* Connects now, in the first thread that calls NVTX (the others wait in
+ * NVTX's own init meanwhile), so threads starting together do not race
+ * for the first connect and lose marks to it. */
 void nvtx_emit_init(void)
 {
     snprintf(fifo_path, sizeof fifo_path, "%s", flinch_mark_fifo_path());
     cached_pid = getpid();
+    int saved_errno = errno;
+    reconnect(nvtx_now_ns());
+    errno = saved_errno;
 }
 
 void nvtx_emit_after_fork(void)
