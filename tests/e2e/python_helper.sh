@@ -203,7 +203,8 @@ w=$("$FLINCH" analyze --csv demo/python.csv --range decode --format csv | awk -F
 w=$(echo $w)
 check "demo: two decode windows of 724 ms (+-30 ms): $w" \
   sh -c "echo $w | awk '{ exit !(NF == 2 && \$1 > 0.694 && \$1 < 0.754 && \$2 > 0.694 && \$2 < 0.754) }'"
-v=$("$FLINCH" analyze --csv demo/python.csv --range decode --windows | awk '$1 == 1 || $1 == 2 { print $NF }' | tr '\n' ' ')
+v=$("$FLINCH" analyze --csv demo/python.csv --range decode --format csv |
+   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verdict") c = i; next } { print $c }' | tr '\n' ' ')
 expect_match "demo: decode 1 computes, decode 2 does not ($v)" "^compute (waiting|host-cpu) $" "$v"
 expect_eq "demo: the overlapping requests pair by id" \
   "$("$FLINCH" analyze --csv demo/python.csv --range request | grep -o 'windows=2 unmatched_starts=0 unmatched_ends=0')" \
