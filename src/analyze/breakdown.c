@@ -183,24 +183,26 @@ static unsigned char fuse(const struct signal *sig, double x)
     for (int k = 0; k < SIG_N; k++)
         s[k] = sig_at_res(&sig[k], x, &res[k]);
     int busy = 0, idle = 0;
-    for (int k = SIG_POWER; k <= SIG_SMACT; k++) {
+    for (int k = SIG_POWER; k <= SIG_IDLEBIT; k++) {
         busy += s[k] == ST_BUSY;
         idle += s[k] == ST_IDLE;
     }
-    if (busy && !idle)
-        return ST_BUSY;
-    if (idle && !busy)
-        return ST_IDLE;
     if (busy && idle) {
         /* Near an edge the sensors disagree until the slower ones catch up:
-         * the signal read most finely around x (GpuIdle included) decides. */
+         * the signal read most finely around x decides; at equal fineness
+         * GpuIdle, a current state, before the averaged ones. */
+        static const int order[4] = { SIG_IDLEBIT, SIG_POWER, SIG_SMACT, SIG_UTIL };
         int best = -1;
-        for (int k = SIG_POWER; k <= SIG_IDLEBIT; k++)
+        for (int i = 0; i < 4; i++) {
+            int k = order[i];
             if (s[k] != ST_NONE && (best < 0 || res[k] < res[best]))
                 best = k;
+        }
         return s[best];
     }
-    for (int k = SIG_IDLEBIT; k < SIG_N; k++)
+    if (busy || idle)
+        return busy ? ST_BUSY : ST_IDLE;
+    for (int k = SIG_AVERAGE; k < SIG_N; k++)
         if (s[k] != ST_NONE)
             return s[k];
     return ST_NONE;
@@ -208,12 +210,12 @@ static unsigned char fuse(const struct signal *sig, double x)
 
 /* The sensors seldom agree on where an edge is: a slow one (utilization
  * over 1/6 s, power refreshed every 100 ms) turns later than a quick one
- * (GpuIdle), and one whose cadence the trace does not show is taken as
- * ideal. Each signal's own edge in the same direction, between the fused
- * edges around this one, is a witness: the truth lies within x +- res of
- * each. When the witnesses' spans overlap, the fused edge keeps its own
- * resolution; when they do not, some witness is wrong, and the edge's
- * resolution widens to cover all of them. */
+ * (GpuIdle), and one whose cadence the trace does not show (a quantity
+ * that held still between steps) is taken as ideal, so its own +- may be
+ * too small. Each signal's own edge in the same direction, between the
+ * fused edges around this one, is a witness that the truth lies within its
+ * x +- res; the fused edge's resolution widens to cover every witness, so
+ * that it holds as long as one witness is right. */
 static void widen_by_disagreement(struct timeline *tl, const struct edge *e, long ne)
 {
     for (int k = 1; k < tl->n; k++) {
@@ -222,17 +224,9 @@ static void widen_by_disagreement(struct timeline *tl, const struct edge *e, lon
         if (!dir)
             continue;
         double lo = tl->x[k - 1], hi = tl->x[k + 1], x = tl->x[k];
-        double in_lo = x - tl->res[k], in_hi = x + tl->res[k];      /* intersection */
-        double un_lo = in_lo, un_hi = in_hi;                        /* union */
         for (long i = 0; i < ne; i++)
-            if (e[i].dir == dir && e[i].x > lo && e[i].x < hi) {
-                in_lo = fmax(in_lo, e[i].x - e[i].res);
-                in_hi = fmin(in_hi, e[i].x + e[i].res);
-                un_lo = fmin(un_lo, e[i].x - e[i].res);
-                un_hi = fmax(un_hi, e[i].x + e[i].res);
-            }
-        if (in_lo > in_hi)
-            tl->res[k] = fmax(x - un_lo, un_hi - x);
+            if (e[i].dir == dir && e[i].x > lo && e[i].x < hi)
+                tl->res[k] = fmax(tl->res[k], fabs(e[i].x - x) + e[i].res);
     }
 }
 

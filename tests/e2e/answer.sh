@@ -23,7 +23,10 @@ add_mark() {   # add_mark FILE LABEL SCENARIO_MS: a MARK row at that scenario ti
 }
 an() { "$FLINCH" analyze "$@" --start infer_start --end first_token; }
 
-# 1. 300 ms waiting, then 424 ms compute: exact on ideal sensors.
+# 1. 300 ms waiting, then 424 ms compute: exact on ideal sensors. The edge
+# is placed by instantaneous power (every 10 ms row); utilization, clock and
+# reasons are read every 50 ms, so their own edge is known to +-25 ms, and
+# the printed resolution covers every signal's edge: +-45 ms.
 cat >a.scn <<'SCN'
 at 0 power=75 util=0 clock=345 reasons=0x1
 at 1300 power=612 util=98 mem_util=71 clock=1980 reasons=0x0
@@ -33,10 +36,10 @@ vrec a.scn a.csv 3
 add_mark a.csv infer_start 1000; add_mark a.csv first_token 1724
 out=$(an a.csv)
 expect_match "waiting then compute: time line" \
-  '^  time: compute 424\.0 ms \(59%\), host-cpu 0\.0 ms \(0%\), waiting 300\.0 ms \(41%\), edges \+-5\.0 ms$' "$out"
+  '^  time: compute 424\.0 ms \(59%\), host-cpu 0\.0 ms \(0%\), waiting 300\.0 ms \(41%\), edges \+-45\.0 ms$' "$out"
 expect_match "waiting then compute: segments" '^  segments: waiting 0-300 ms, then compute 300-724 ms$' "$out"
 expect_match "waiting then compute: mixed, parts in order" \
-  '^  verdict=mixed  41% waiting \(300 ms\), then 59% compute \(424 ms\), edges \+-5 ms; power 389 W' "$out"
+  '^  verdict=mixed  41% waiting \(300 ms\), then 59% compute \(424 ms\), edges \+-45 ms; power 389 W' "$out"
 out=$(an a.csv --class-frac 0.55)
 expect_match "--class-frac 0.55: compute" '^  verdict=compute  41% waiting' "$out"
 if command -v python3 >/dev/null 2>&1; then
@@ -45,7 +48,7 @@ import json, sys
 w = json.load(sys.stdin)["windows"][0]
 print(w["breakdown"], w["segments"], w["gpus"][0]["breakdown"]["compute_ms"])')
   expect_eq "json: breakdown and segments" "$got" \
-    "{'compute_ms': 424.0, 'host_cpu_ms': 0.0, 'waiting_ms': 300.0, 'resolution_ms': 5.0} [{'start_ms': 0.0, 'end_ms': 300.0, 'class': 'waiting'}, {'start_ms': 300.0, 'end_ms': 724.0, 'class': 'compute'}] 424.0"
+    "{'compute_ms': 424.0, 'host_cpu_ms': 0.0, 'waiting_ms': 300.0, 'resolution_ms': 45.0} [{'start_ms': 0.0, 'end_ms': 300.0, 'class': 'waiting'}, {'start_ms': 300.0, 'end_ms': 724.0, 'class': 'compute'}] 424.0"
 else
   skip "json: breakdown and segments" "no python3"
 fi
@@ -54,7 +57,7 @@ expect_eq "csv: breakdown columns after evidence" \
 import csv, sys
 r = list(csv.DictReader(sys.stdin))[0]
 print(r["compute_ms"], r["host_cpu_ms"], r["waiting_ms"], r["resolution_ms"], r["segments"], r["gpu0_segments"])' 2>/dev/null)" \
-  "424.000 0.000 300.000 5.000 waiting:0.000-300.000;compute:300.000-724.000 waiting:0.000-300.000;compute:300.000-724.000"
+  "424.000 0.000 300.000 45.000 waiting:0.000-300.000;compute:300.000-724.000 waiting:0.000-300.000;compute:300.000-724.000"
 
 # 2. The same pause on the h100 preset (power refreshed every 100 ms over
 # 25 ms, utilization over 1/6 s): the edge within the printed resolution.
