@@ -9,14 +9,15 @@
 #   nvml_calls.sh     NVML calls and driver time per GPU per tick (issue 13)
 #   sensor_accuracy.py window energy on the h100/ideal sensor presets, 200
 #                     trials each on virtual time, four methods (issue 10)
+#   breakdown_bench.py  segment edges and verdicts of the breakdown (issue 11)
 #
-# Environment: BENCH_ONLY="record analyze accuracy marks nvml sensors" picks some;
+# Environment: BENCH_ONLY="record analyze accuracy marks nvml sensors breakdown" picks some;
 # BENCH_SECONDS (recorder run length, default 20), BENCH_ROWS (analyzer
 # trace rows, default 1000000), BENCH_REPEAT, BENCH_PYTHON=0, BENCH_KEEP=1:
 # see each script. A full run takes about 2 minutes on 2 cores.
 cd "$(dirname "$0")/.." || exit 2
 B=${1:-build}
-only=${BENCH_ONLY:-record analyze accuracy marks nvml sensors}
+only=${BENCH_ONLY:-record analyze accuracy marks nvml sensors breakdown}
 
 # The helpers (gen_trace, runstat, simtool) live in tests/helpers/.
 make --no-print-directory -s BUILD="$B" tests >/dev/null || { echo "bench: build failed" >&2; exit 2; }
@@ -39,7 +40,8 @@ for b in $only; do
     marks) script=bench/mark_latency.sh ;;
     nvml) script=bench/nvml_calls.sh ;;
     sensors) script=bench/sensor_accuracy.py ;;
-    *) echo "bench: unknown benchmark '$b' (record, analyze, accuracy, marks, nvml, sensors)" >&2; exit 2 ;;
+    breakdown) script=bench/breakdown_bench.py ;;
+    *) echo "bench: unknown benchmark '$b' (record, analyze, accuracy, marks, nvml, sensors, breakdown)" >&2; exit 2 ;;
   esac
   case $script in
     *.py) if command -v python3 >/dev/null 2>&1; then python3 "$script" "$B" >"$out.part" || status=1
