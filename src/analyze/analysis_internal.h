@@ -44,7 +44,7 @@ struct gpu_stream {
      * rows hold a fresh read follows from the tick numbers. */
     int64_t medium_last_tick, first_tick;
     int64_t first_t, medium_every;     /* 0: not known yet */
-    int medium_every_tick;             /* a value changed on a repeat row: an older recorder */
+    int medium_every_tick;             /* EVERY_TICK_*: changed on a row that repeats: read every row */
     float last_util, last_clock;
     signed char last_idle_bit;
 };

@@ -72,9 +72,15 @@ static int medium_fresh(struct gpu_stream *g, const struct trace_row *r, const s
         fresh = g->medium_last_tick < 0 || tick - g->medium_last_tick >= every || tick < g->medium_last_tick;
         if (fresh)
             g->medium_last_tick = tick;
-        else if ((s->util_pct != g->last_util && !(isnan(s->util_pct) && isnan(g->last_util)))
-                 || s->idle_bit != g->last_idle_bit)
-            g->medium_every_tick = 1;          /* changed on a row that repeats: fresh every row */
+        else {
+            /* a value that changes on a row that should repeat it is read every row */
+            if (s->util_pct != g->last_util && !(isnan(s->util_pct) && isnan(g->last_util)))
+                g->medium_every_tick |= EVERY_TICK_UTIL;
+            if (s->idle_bit != g->last_idle_bit)
+                g->medium_every_tick |= EVERY_TICK_REASONS;
+            if (s->sm_clock_mhz != g->last_clock && !(isnan(s->sm_clock_mhz) && isnan(g->last_clock)))
+                g->medium_every_tick |= EVERY_TICK_CLOCK;
+        }
     }
     g->last_util = s->util_pct;
     g->last_clock = s->sm_clock_mhz;

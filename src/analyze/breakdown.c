@@ -283,18 +283,20 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
             st[SIG_POWER] |= 0x80;             /* known, even without an opinion */
         }
         /* utilization, clock and reasons only where read, not repeated */
-        int medium = p->medium_fresh || medium_every_tick;
-        if (medium && !isnan(p->util_pct))
+        int fresh_util = p->medium_fresh || (medium_every_tick & EVERY_TICK_UTIL);
+        int fresh_reasons = p->medium_fresh || (medium_every_tick & EVERY_TICK_REASONS);
+        int fresh_clock = p->medium_fresh || (medium_every_tick & EVERY_TICK_CLOCK);
+        if (fresh_util && !isnan(p->util_pct))
             st[SIG_UTIL] = 0x80 | (p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
         if (!isnan(p->sm_active_pct))
             st[SIG_SMACT] = 0x80 | (p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
-        if (medium && p->idle_bit >= 0)
+        if (fresh_reasons && p->idle_bit >= 0)
             st[SIG_IDLEBIT] = 0x80 | (p->idle_bit ? ST_IDLE : ST_BUSY);
         if (levels && !isnan(p->power_average_w)) {
             double f = frac_of(p->power_average_w, g->idle_w, g->busy_w);
             st[SIG_AVERAGE] = 0x80 | (f >= o->compute_frac ? ST_BUSY : f <= o->idle_frac ? ST_IDLE : 0);
         }
-        if (medium && !isnan(p->sm_clock_mhz) && maxclock > 0)
+        if (fresh_clock && !isnan(p->sm_clock_mhz) && maxclock > 0)
             st[SIG_CLOCK] = 0x80 | (p->sm_clock_mhz >= 0.75 * maxclock ? ST_BUSY
                                     : p->sm_clock_mhz <= 0.35 * maxclock ? ST_IDLE : 0);
         for (int k = 0; k < SIG_N; k++) {

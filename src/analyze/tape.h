@@ -60,12 +60,18 @@ int64_t tape_time_back(const struct tape *t, long keep_last);
  * none; -1 when out of memory. */
 int tape_slice(const struct tape *t, int64_t t0, int64_t t1, void **out, long *n);
 
+/* Medium readings a recorder (an older one, or utilization today) reads
+ * on every row rather than every ~50 ms. */
+#define EVERY_TICK_UTIL 0x1
+#define EVERY_TICK_REASONS 0x2
+#define EVERY_TICK_CLOCK 0x4
+
 struct window_tape {
     int ngpu;
     int gpu_id[TAPE_MAX_GPUS];
     struct gpu_sample *gpu[TAPE_MAX_GPUS];
     long ngpu_samples[TAPE_MAX_GPUS];
-    int medium_every_tick[TAPE_MAX_GPUS];  /* those readings are fresh on every row */
+    int medium_every_tick[TAPE_MAX_GPUS];  /* EVERY_TICK_*: which of those are fresh on every row */
     struct host_sample *host;
     long nhost;
 };

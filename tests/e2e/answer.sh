@@ -23,10 +23,10 @@ add_mark() {   # add_mark FILE LABEL SCENARIO_MS: a MARK row at that scenario ti
 }
 an() { "$FLINCH" analyze "$@" --start infer_start --end first_token; }
 
-# 1. 300 ms waiting, then 424 ms compute: exact on ideal sensors. The edge
-# is placed by instantaneous power (every 10 ms row); utilization, clock and
-# reasons are read every 50 ms, so their own edge is known to +-25 ms, and
-# the printed resolution covers every signal's edge: +-45 ms.
+# 1. 300 ms waiting, then 424 ms compute: exact on ideal sensors. Power and
+# utilization (every 10 ms row) place the edge to +-5 ms; the clock-event
+# reasons, read every 50 ms, only to +-25 ms around 320 ms, and the printed
+# resolution covers every signal's edge: +-45 ms.
 cat >a.scn <<'SCN'
 at 0 power=75 util=0 clock=345 reasons=0x1
 at 1300 power=612 util=98 mem_util=71 clock=1980 reasons=0x0
