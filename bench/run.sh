@@ -6,6 +6,7 @@
 #   analyze_bench.sh  flinch analyze's speed against analyze_trace.py (issue 3)
 #   accuracy.sh       energy of the scripted burst: exact vs flinch vs original
 #   mark_latency.sh   write-to-stamp latency of client marks (issue 4)
+#   nvtx_overhead.sh  what an NVTX range / flinch.window costs the application (issue 12)
 #   nvml_calls.sh     NVML calls and driver time per GPU per tick (issue 13)
 #   sensor_accuracy.py window energy on the h100/ideal sensor presets, 200
 #                     trials each on virtual time, four methods (issue 10)
@@ -38,6 +39,7 @@ for b in $only; do
     analyze) script=bench/analyze_bench.sh ;;
     accuracy) script=bench/accuracy.sh ;;
     marks) script=bench/mark_latency.sh ;;
+    nvtx) script=bench/nvtx_overhead.sh ;;
     nvml) script=bench/nvml_calls.sh ;;
     sensors) script=bench/sensor_accuracy.py ;;
     breakdown) script=bench/breakdown_bench.py ;;
