@@ -10,6 +10,7 @@
 #   make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60; clang)
 #   make soak       record SOAK_SECONDS (default 3600) at 1 ms with marks; checks RSS, marks, samples
 #   make valgrind   memcheck over representative commands (needs valgrind)
+#   make install    flinch, flinch_mark.h and the NVTX bridge under PREFIX (/usr/local), DESTDIR
 #
 # Sources are found by wildcard: src/STAGE/*.c (util, trace, record, analyze,
 # report, builtin) make up libflinch.a, src/flinch.c is the entry point, sim/*.c
@@ -180,6 +181,33 @@ soak: tests
 # representative commands; see tests/valgrind.sh.
 valgrind: tests
 	@sh tests/valgrind.sh $(BUILD)
+
+# install: the binary, the C header and the NVTX bridge under PREFIX,
+# staged under DESTDIR when given (a package build: make install
+# DESTDIR=/tmp/pkg PREFIX=/usr). Nothing is installed that `make` did not
+# build; run `make` first as yourself, then `sudo make install`.
+#   PREFIX/bin/flinch
+#   PREFIX/include/flinch_mark.h            header-only C client
+#   PREFIX/lib/flinch/libflinch_nvtx.so     `flinch record --nvtx` looks in ../lib/flinch/
+# Later parts hook in here, each with one line below the bridge's: the
+# Python helper (python/, when it lands) goes to PREFIX/lib/flinch/python/
+# (and is named in uninstall too).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+INSTALL_FILES := $(DESTDIR)$(PREFIX)/bin/flinch $(DESTDIR)$(PREFIX)/include/flinch_mark.h \
+                 $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so
+
+.PHONY: install uninstall
+install: $(BUILD)/flinch $(BUILD)/libflinch_nvtx.so
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/flinch
+	$(INSTALL) -m 0755 $(BUILD)/flinch $(DESTDIR)$(PREFIX)/bin/flinch
+	$(INSTALL) -m 0644 include/flinch_mark.h $(DESTDIR)$(PREFIX)/include/flinch_mark.h
+	$(INSTALL) -m 0755 $(BUILD)/libflinch_nvtx.so $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so
+
+uninstall:
+	rm -f $(INSTALL_FILES)
+	-rmdir $(DESTDIR)$(PREFIX)/lib/flinch 2>/dev/null
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

@@ -274,6 +274,13 @@ static void check_path(struct mark_fifo *f)
         f->wfd = old_w;
         return;
     }
+    /* what writers that still hold the removed FIFO left in it is read
+     * before its read end closes (later writes to it get EPIPE) */
+    char chunk[4096];
+    ssize_t n;
+    fcntl(old_r, F_SETFL, fcntl(old_r, F_GETFL) | O_NONBLOCK);
+    while ((n = read(old_r, chunk, sizeof chunk)) > 0)
+        mark_fifo_feed(f, chunk, (size_t)n, mono_ns());
     close(old_r);
     close(old_w);
     diag_warn("%s: marks FIFO was removed; created it again", f->path);
@@ -383,7 +390,7 @@ static void *writer_main(void *arg)
     struct mark_fifo *f = arg;
     for (;;) {
         pthread_mutex_lock(&f->q_lock);
-        while (f->q_len == 0 && !f->reader_done)
+        while ((f->q_len == 0 || f->held) && !f->reader_done)
             pthread_cond_wait(&f->q_ready, &f->q_lock);
         if (f->q_len == 0) {
             pthread_mutex_unlock(&f->q_lock);
@@ -409,6 +416,7 @@ int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx)
     }
     f->q_head = f->q_len = 0;
     f->reader_done = 0;
+    f->held = 1;
     pthread_mutex_init(&f->q_lock, NULL);
     pthread_cond_init(&f->q_ready, NULL);
     pthread_cond_init(&f->q_space, NULL);
@@ -437,6 +445,16 @@ int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx)
         return -1;
     }
     return 0;
+}
+
+void mark_fifo_release(struct mark_fifo *f)
+{
+    if (!f->running)
+        return;
+    pthread_mutex_lock(&f->q_lock);
+    f->held = 0;
+    pthread_cond_signal(&f->q_ready);
+    pthread_mutex_unlock(&f->q_lock);
 }
 
 void mark_fifo_stop(struct mark_fifo *f)

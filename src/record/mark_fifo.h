@@ -56,6 +56,7 @@ struct mark_fifo {
     struct mark_fifo_entry *queue;  /* ring of MARK_FIFO_QUEUE */
     size_t q_head, q_len;
     int reader_done;
+    int held;                /* fn not called until mark_fifo_release */
     pthread_mutex_t q_lock;
     pthread_cond_t q_ready, q_space;
     mark_fifo_fn fn;
@@ -72,8 +73,13 @@ struct mark_fifo {
  * now on). Returns 0, or -1 after one diag_error line. */
 int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode);
 
-/* Starts the reader thread. Returns 0, or -1. */
+/* Starts the reader and writer threads. Marks are read and stamped at
+ * once, but fn is not called before mark_fifo_release (or the stop).
+ * Returns 0, or -1. */
 int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx);
+
+/* Lets the writer thread call fn for the marks queued so far and later. */
+void mark_fifo_release(struct mark_fifo *f);
 
 /* Reads whatever is already in the pipe, closes the read end at once (so
  * later writers get EPIPE/ENXIO; see final_drain), stops the threads and

@@ -78,7 +78,7 @@ struct recorder {
     int show_status;
     int64_t start_ns;
     int64_t next_status_ns;
-    char last_power[TRACE_CELL_MAX];
+    char last_power[TRACE_CELL_MAX + 16];
 };
 
 static volatile sig_atomic_t stop_signal;   /* last of SIGINT/SIGTERM/SIGHUP */
@@ -332,6 +332,19 @@ static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
     if (gpu_has(g, GV_THR_HW_BRAKE_NS))  trace_row_uint(row, COL_GPU_THROTTLE_HW_BRAKE_NS, g->v[GV_THR_HW_BRAKE_NS]);
 }
 
+/* The power the live status line shows: instantaneous where the GPU has
+ * it (gpu_power_W is a 1 s trailing average on Ampere and newer: 464 W
+ * while the GPU draws 612 W), else the average, marked as such. */
+static void note_power(struct recorder *r, const struct trace_row *row)
+{
+    if (row->set[COL_GPU_POWER_INSTANT_W])
+        snprintf(r->last_power, sizeof r->last_power, "%s W", row->text[COL_GPU_POWER_INSTANT_W]);
+    else if (row->set[COL_GPU_POWER_W])
+        snprintf(r->last_power, sizeof r->last_power, "%s W (1 s avg)", row->text[COL_GPU_POWER_W]);
+    else
+        snprintf(r->last_power, sizeof r->last_power, "-");
+}
+
 /* One tick. Returns 0, or the index+1 of a GPU that was lost.
  *
  * The GPUs are read first, right after the wake-up, and only then the host
@@ -388,8 +401,7 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
         if (trace_row_write(&row, &r->csv) != 0)
             return 0;
         if (i == 0)
-            snprintf(r->last_power, sizeof r->last_power, "%s",
-                     row.set[COL_GPU_POWER_W] ? row.text[COL_GPU_POWER_W] : "-");
+            note_power(r, &row);
     }
     return lost;
 }
@@ -399,7 +411,7 @@ static void show_status(struct recorder *r, int64_t now, int final)
     if (!r->show_status || (!final && now < r->next_status_ns))
         return;
     r->next_status_ns = now + STATUS_EVERY_NS;
-    fprintf(stderr, "\r%s: %.1f s, %lld rows, GPU %u power %s W\033[K%s", diag_prog(),
+    fprintf(stderr, "\r%s: %.1f s, %lld rows, GPU %u power %s\033[K%s", diag_prog(),
             (double)(now - r->start_ns) / 1e9, csv_out_rows(&r->csv), r->gpus[0].index,
             r->last_power[0] ? r->last_power : "-", final ? "\n" : "");
 }
@@ -545,12 +557,9 @@ int recorder_run(const struct record_opts *o)
         return fail_start(r, EXIT_USAGE);
     host_cpu_open(&r->host, o->proc_stat, mono_ns());
     say_appending(r);
-    /* `begin` goes first, before any mark can be written: readers split a
-     * file into recordings at the recorder's own `begin` rows. */
-    r->start_ns = mono_ns();
-    if (write_mark(r, "begin", r->start_ns) != 0)
-        return fail_start(r, EXIT_RUNTIME);
-    write_identity(r);
+    /* The marks threads start now, holding their rows back until `begin`
+     * is down: readers split a file into recordings at the recorder's own
+     * `begin` rows, so no mark may come before it. */
     if (r->have_fifo && mark_fifo_start(&r->fifo, on_mark, r) != 0)
         return fail_start(r, EXIT_RUNTIME);
     if (o->cmd) {
@@ -564,6 +573,11 @@ int recorder_run(const struct record_opts *o)
         }
     }
     r->show_status = !o->quiet && isatty(STDERR_FILENO);
+    r->start_ns = mono_ns();
+    write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */
+    write_identity(r);
+    if (r->have_fifo)
+        mark_fifo_release(&r->fifo);
 
     int code = run_loop(r);
 

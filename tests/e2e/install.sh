@@ -1,0 +1,31 @@
+#!/bin/bash
+# install.sh — issue 9, item 22: `make install` with PREFIX and DESTDIR puts
+# the binary, the C header and the NVTX bridge where they belong, the
+# installed flinch runs (and finds the bridge for --nvtx), the installed
+# header compiles, and `make uninstall` takes them away again.
+. "$ROOT/tests/lib.sh"
+if ! command -v make >/dev/null 2>&1; then skip "make install" "no make"; done_testing; fi
+stage="$T/stage"; prefix=/opt/flinch-test
+# -o: never rebuild here (this test may run against a sanitized build).
+mk() { make --no-print-directory -C "$ROOT" BUILD="$BUILD" DESTDIR="$stage" PREFIX="$prefix" \
+         -o "$BUILD/flinch" -o "$BUILD/libflinch_nvtx.so" "$@"; }
+mk install >make.out 2>&1
+expect_eq "make install: exit 0" "$?" 0
+p="$stage$prefix"
+expect_eq "the binary, 0755" "$(stat -c %a "$p/bin/flinch" 2>&1)" 755
+expect_eq "the C header, 0644" "$(stat -c %a "$p/include/flinch_mark.h" 2>&1)" 644
+expect_eq "the NVTX bridge, 0755" "$(stat -c %a "$p/lib/flinch/libflinch_nvtx.so" 2>&1)" 755
+check "installed binary is the built one" cmp -s "$p/bin/flinch" "$BUILD/flinch"
+check "installed flinch runs (flinch record --help)" sh -c "'$p/bin/flinch' record --help | grep -q -- --out"
+"$p/bin/flinch" record --out n.csv --nvml-lib "$SIM" --no-rapl --seconds 0.05 --nvtx -- true 2>err.txt
+expect_eq "installed flinch finds the NVTX bridge in ../lib/flinch (--nvtx, exit 0)" "$?:$(cat err.txt)" "0:"
+printf '#include <flinch_mark.h>\nint main(void) { return flinch_mark_to("/nonexistent", "x", 1) == -1 ? 0 : 1; }\n' > c.c
+if cc -std=c11 -Wall -Werror -I"$p/include" c.c -o c -pthread 2>cc.err; then
+  check "installed header compiles and links" ./c
+else
+  notok "installed header compiles"; cat cc.err >&2
+fi
+mk uninstall >make.out 2>&1
+expect_eq "make uninstall: exit 0" "$?" 0
+expect_eq "make uninstall: nothing left" "$(find "$p" -type f | wc -l)" 0
+done_testing
