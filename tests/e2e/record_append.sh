@@ -34,7 +34,8 @@ expect_match "a user's mark named begin is not counted as a recording" \
   "^flinch record: appending to b.csv: 2 earlier recordings, [0-9]+ rows$" "$(cat err.txt)"
 
 # Thousands separators: a recording of over 1000 rows.
-"$FLINCH" record --out big.csv --nvml-lib "$SIM" --no-rapl --seconds 1.2 --interval-ms 1 2>/dev/null
+FLINCH_SIM_SCENARIO="$SCENARIOS/multi_gpu.scn" "$FLINCH" record --out big.csv --nvml-lib "$SIM" \
+  --no-rapl --gpu all --seconds 1 --interval-ms 1 2>/dev/null
 rows=$(( $(wc -l < big.csv) - 1 ))
 check "that recording has over 1000 rows ($rows)" [ "$rows" -ge 1000 ]
 rec big.csv
