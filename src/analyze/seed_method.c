@@ -96,7 +96,7 @@ static int seed_next(struct seed_file *f)
             return 1;
     if (rc < 0 && f->csv.err == CSV_ERR_ROW_TOO_LONG)
         diag_error("%s:%ld: row longer than %ld bytes without a newline: not a trace row",
-                   f->csv.path, f->csv.line, (long)CSV_ROW_MAX);
+                   f->csv.path, f->csv.line, (long)CSV_RECORD_MAX);
     else if (rc < 0)
         diag_error("%s: read error: %s", f->csv.path, strerror(errno));
     return rc;

@@ -277,11 +277,11 @@ int csv_next(struct csv_reader *r)
     size_t stop;
     for (;;) {
         stop = record_end(r, r->end, &quoted, &newlines, &inq);
-        if (stop - r->pos > (size_t)CSV_ROW_MAX) {
+        if (stop - r->pos > (size_t)CSV_RECORD_MAX) {
             /* Too long, whether complete or not. What is said about it
-             * comes from its first CSV_ROW_MAX + 1 bytes only, so the
+             * comes from its first CSV_RECORD_MAX + 1 bytes only, so the
              * answer is the same however the file arrives in reads. */
-            record_end(r, r->pos + (size_t)CSV_ROW_MAX + 1, &quoted, &newlines, &inq);
+            record_end(r, r->pos + (size_t)CSV_RECORD_MAX + 1, &quoted, &newlines, &inq);
             r->line = r->next_line;
             r->err = CSV_ERR_ROW_TOO_LONG;
             r->in_quote_at_cut = inq;

@@ -9,19 +9,20 @@
  * lack its newline (a writer that was killed): it is still returned, with
  * no_newline set, so the caller can decide whether it is complete.
  *
- * Bounded: a record longer than CSV_ROW_MAX bytes (1 MiB; a 2 GB line of
+ * Bounded: a record longer than CSV_RECORD_MAX bytes (1 MiB; a 2 GB line of
  * NULs) is not buffered whole: csv_next() fails with err CSV_ERR_ROW_TOO_LONG
- * and line set to where it starts, so memory stays about 2 x CSV_ROW_MAX.
+ * and line set to where it starts, so memory stays about 2 x CSV_RECORD_MAX.
  */
 #ifndef FLINCH_CSV_READER_H
 #define FLINCH_CSV_READER_H
 
 #include <stddef.h>
 
-/* Longest record read, in bytes without its newline. Overridable so the
+/* Longest record read, in bytes without its newline (the writer's own
+ * limit, CSV_ROW_MAX in csv_writer.h, is far below). Overridable so the
  * fuzzer (tests/fuzz) reaches it with short inputs. */
-#ifndef CSV_ROW_MAX
-#define CSV_ROW_MAX (1L << 20)
+#ifndef CSV_RECORD_MAX
+#define CSV_RECORD_MAX (1L << 20)
 #endif
 
 enum csv_error { CSV_ERR_NONE, CSV_ERR_IO, CSV_ERR_ROW_TOO_LONG };
@@ -58,7 +59,7 @@ int csv_open(struct csv_reader *r, const char *path);
  * every later csv_open("-") reads it from its start. 0, or -1 with errno. */
 int csv_spool_stdin(void);
 /* Reads the next record: 1, 0 at end of file, -1 on a read error (err
- * CSV_ERR_IO, errno set) or a record over CSV_ROW_MAX (CSV_ERR_ROW_TOO_LONG,
+ * CSV_ERR_IO, errno set) or a record over CSV_RECORD_MAX (CSV_ERR_ROW_TOO_LONG,
  * line: where it starts). */
 int csv_next(struct csv_reader *r);
 void csv_close(struct csv_reader *r);

@@ -194,11 +194,11 @@ static int csv_failure(struct trace_reader *tr)
     if (csv->err != CSV_ERR_ROW_TOO_LONG)
         return fail(tr, 0, "read error: %s%s", strerror(errno), "");
     if (csv->in_quote_at_cut && csv->quoted_newlines > 0) {
-        snprintf(a, sizeof a, "%ld bytes (%ld lines)", (long)CSV_ROW_MAX, csv->quoted_newlines + 1);
+        snprintf(a, sizeof a, "%ld bytes (%ld lines)", (long)CSV_RECORD_MAX, csv->quoted_newlines + 1);
         return fail(tr, csv->line, "a quoted cell opened on this line is not closed within %s: "
                     "a stray '\"'?%s", a, "");
     }
-    snprintf(a, sizeof a, "%ld", (long)CSV_ROW_MAX);
+    snprintf(a, sizeof a, "%ld", (long)CSV_RECORD_MAX);
     return fail(tr, csv->line, "row longer than %s bytes without a newline: not a trace row "
                 "(a corrupt file, or NULs from a crash?)%s", a, "");
 }

@@ -8,7 +8,7 @@
  * messages, which always name file, line and column:
  *   trace.csv:12: column gpu_power_W: not a number: 'abc'
  * Every number must be finite and within its column's range
- * (trace_column_ranges); a row longer than CSV_ROW_MAX, a NUL byte, or a
+ * (trace_column_ranges); a row longer than CSV_RECORD_MAX, a NUL byte, or a
  * quoted cell that swallows the lines after it is an error, too.
  * A truncated last line (no newline, fewer cells than the header: a
  * recorder that was killed) is skipped with a warning (printed here through

@@ -15,7 +15,7 @@
  * field, byte for byte, with the same line number and flags. (Written
  * after review found the scan and the splitter disagreeing about a stray
  * quote; tests/unit/test_hardening_reader.c.) Built with -DCSV_BUF_INIT=64
- * so records straddle buffer refills and growth, and -DCSV_ROW_MAX=1024 so
+ * so records straddle buffer refills and growth, and -DCSV_RECORD_MAX=1024 so
  * the row cap is reached: a record over it must fail with
  * CSV_ERR_ROW_TOO_LONG at its first line, and has_nul must match the bytes.
  */
@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (;;) {
         int got = csv_next(&r);
         int want = ref_next(data, size, &pos, &line, &ref);
-        if (want && ref.raw_len > (size_t)CSV_ROW_MAX) {
+        if (want && ref.raw_len > (size_t)CSV_RECORD_MAX) {
             /* over the row cap: an error naming the record's first line */
             if (got != -1 || r.err != CSV_ERR_ROW_TOO_LONG || r.line != ref.line)
                 abort();

@@ -19,7 +19,7 @@
  *  - every number it returns is finite and within its column's range
  *    (trace_column_ranges), t_mono_ns within 0..TRACE_NS_MAX;
  *  - both ways of reading give the same rows and the same outcome (a row
- *    over the cap, -DCSV_ROW_MAX=1024 here, is the same error either way);
+ *    over the cap, -DCSV_RECORD_MAX=1024 here, is the same error either way);
  *  - trace_parse_double, when it accepts text, gives exactly strtod's
  *    double (the "correctly rounded" claim), and never accepts text that
  *    strtod would not consume whole.

@@ -85,11 +85,11 @@ static void test_truncated_last(void)
 }
 
 /* A record longer than the 1 MiB initial buffer, after many short ones. */
-/* A record just under the CSV_ROW_MAX cap, straddling buffer refills; then
+/* A record just under the CSV_RECORD_MAX cap, straddling buffer refills; then
  * one byte over it: an error naming its line, not a 2 GB buffer. */
 static void test_big_record(void)
 {
-    size_t big = (size_t)CSV_ROW_MAX - 6, n = 0;
+    size_t big = (size_t)CSV_RECORD_MAX - 6, n = 0;
     char *d = malloc(big + 1000000);
     for (int i = 0; i < 50000; i++)
         n += (size_t)sprintf(d + n, "%d,x\n", i);
@@ -114,7 +114,7 @@ static void test_big_record(void)
 
     d = malloc(big + 1000);
     n = (size_t)sprintf(d, "a,b\n1,2\n");
-    for (size_t i = 0; i < (size_t)CSV_ROW_MAX + 1; i++)
+    for (size_t i = 0; i < (size_t)CSV_RECORD_MAX + 1; i++)
         d[n++] = '\0';
     n += (size_t)sprintf(d + n, "\n3,4\n");
     write_file(d, n);

@@ -92,11 +92,11 @@ static void test_quoted_newline_keeps_line_numbers(void)
     unlink(path);
 }
 
-/* A record just under the 1 MiB row cap (CSV_ROW_MAX), straddling the
+/* A record just under the 1 MiB row cap (CSV_RECORD_MAX), straddling the
  * reader's first buffer: a quoted label of 1 MiB - 100 bytes. */
 static void test_record_larger_than_buffer(void)
 {
-    size_t big = (size_t)CSV_ROW_MAX - 100;
+    size_t big = (size_t)CSV_RECORD_MAX - 100;
     size_t cap = big + 256;
     char *t = malloc(cap);
     CHECK(t != NULL);

@@ -99,7 +99,7 @@ static void test_out_of_range_rejected(void)
 /* Bug: a 2 GB line of NULs was buffered whole (2.1 GB RSS). */
 static void test_row_cap(void)
 {
-    size_t n = (size_t)CSV_ROW_MAX * 2 + 64;
+    size_t n = (size_t)CSV_RECORD_MAX * 2 + 64;
     char *t = malloc(n);
     CHECK(t != NULL);
     if (!t)
@@ -113,7 +113,7 @@ static void test_row_cap(void)
     long rows;
     CHECK(read_all(err, sizeof err, &rows) == -1);
     snprintf(want, sizeof want, "%s:2: row longer than %ld bytes without a newline: not a trace row "
-             "(a corrupt file, or NULs from a crash?)", path, (long)CSV_ROW_MAX);
+             "(a corrupt file, or NULs from a crash?)", path, (long)CSV_RECORD_MAX);
     CHECK_STR(err, want);
     /* a short NUL-filled row is refused too (its cells would be cut at the NUL) */
     static const char nul[] = HEADER "1,SAMPLE,,5\n2,SAMPLE,\0\0\0,5\n";
