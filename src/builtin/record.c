@@ -17,6 +17,7 @@
 #include "diag.h"
 #include "nvtx_filter.h"
 #include "recorder.h"
+#include "thread_sampler.h"
 
 static void usage(FILE *out)
 {
@@ -57,6 +58,9 @@ static void usage(FILE *out)
         "                         build/libflinch_nvtx.so through NVTX_INJECTION64_PATH);\n"
         "                         FILTER: name=GLOB,name!=GLOB,name~RE,domain=GLOB,...,rate=N\n"
         "      --nvtx-replace     use the bridge even if NVTX_INJECTION64_PATH is set\n"
+        "      --threads-ms N     with --pid or CMD: every N ms (default 100; 0: never)\n"
+        "                         record each thread's state, wait channel and system\n"
+        "                         call in the process tree into FILE.threads\n"
         "  -q, --quiet            no live status line on a terminal\n"
         "  -h, --help             this help\n"
         "\n"
@@ -71,7 +75,8 @@ static void usage(FILE *out)
 
 enum {
     OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
-    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX, OPT_NVTX_REPLACE
+    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX, OPT_NVTX_REPLACE,
+    OPT_THREADS_MS
 };
 
 static const struct option long_opts[] = {
@@ -91,6 +96,7 @@ static const struct option long_opts[] = {
     { "dither",      no_argument,       NULL, OPT_DITHER },
     { "nvtx",        optional_argument, NULL, OPT_NVTX },
     { "nvtx-replace", no_argument,      NULL, OPT_NVTX_REPLACE },
+    { "threads-ms",  required_argument, NULL, OPT_THREADS_MS },
     { "quiet",       no_argument,       NULL, 'q' },
     { "help",        no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 }
@@ -168,6 +174,7 @@ int cmd_record(int argc, char **argv)
     int nvtx = 0, nvtx_replace = 0;
     struct record_opts o = {
         .gpu_spec = "0", .interval_ms = 10, .seconds = 30.0, .marks_mode = 0600,
+        .threads_ms = THREAD_SAMPLER_DEFAULT_MS,
     };
     int seconds_given = 0;
     long v;
@@ -214,6 +221,11 @@ int cmd_record(int argc, char **argv)
         case OPT_FORCE_APPEND: o.force_append = 1; break;
         case OPT_NVTX: nvtx = 1; nvtx_filter_text = optarg; break;
         case OPT_NVTX_REPLACE: nvtx_replace = 1; break;
+        case OPT_THREADS_MS:
+            if (parse_long("threads-ms", optarg, 10, 0, 60000, &v) != 0)
+                return EXIT_USAGE;
+            o.threads_ms = (int)v;
+            break;
         case 'q': o.quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:

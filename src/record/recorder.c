@@ -7,7 +7,9 @@
  * and samples on each tick: the GPUs first (several GPUs on gpu_pool's
  * threads, once reading them in turn gets slow), then per-tick sources once (host CPU, RAPL, the
  * watched process), then one SAMPLE row per GPU. The marks FIFO has its own
- * thread (mark_fifo) that writes MARK rows as they arrive. Shutdown stops
+ * thread (mark_fifo) that writes MARK rows as they arrive, and the watched
+ * process tree's thread states theirs (thread_sampler, into TRACE.threads).
+ * Shutdown stops
  * the marks thread first, so nothing lands after the `end` mark.
  *
  * Signals only set flags: SIGINT/SIGTERM/SIGHUP end the recording (with a
@@ -37,6 +39,7 @@
 #include "proc_watch.h"
 #include "rapl.h"
 #include "recorder.h"
+#include "thread_sampler.h"
 #include "ticker.h"
 #include "trace_append.h"
 #include "trace_limits.h"
@@ -72,6 +75,7 @@ struct recorder {
     int have_fifo;
     char private_dir[256];
     char fifo_path[4096];
+    struct thread_sampler *threads; /* thread states of the watched tree, on its own thread */
     struct child_cmd child;
     int have_child;
     int child_abandoned;     /* a second signal: exit without waiting for CMD */
@@ -483,6 +487,8 @@ static int run_loop(struct recorder *r)
 
 static void cleanup(struct recorder *r)
 {
+    thread_sampler_stop(r->threads);
+    r->threads = NULL;
     gpu_pool_stop(&r->pool);
     if (r->have_fifo)
         mark_fifo_stop(&r->fifo);
@@ -572,6 +578,8 @@ int recorder_run(const struct record_opts *o)
             r->have_tree = proc_tree_open(&r->tree, r->child.pid, 1) == 0;
         }
     }
+    if (r->watching && o->threads_ms > 0)
+        r->threads = thread_sampler_start(o->out, r->proc.pid, o->threads_ms, NULL);
     r->show_status = !o->quiet && isatty(STDERR_FILENO);
     r->start_ns = mono_ns();
     write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */
@@ -580,6 +588,8 @@ int recorder_run(const struct record_opts *o)
         mark_fifo_release(&r->fifo);
 
     int code = run_loop(r);
+    thread_sampler_stop(r->threads);
+    r->threads = NULL;
 
     /* With a FIFO, `end` is the moment its read end was found empty and
      * closed: every mark written before it is in the trace. */

@@ -22,6 +22,7 @@ struct record_opts {
     const char *nvml_lib;     /* NULL: libnvidia-ml.so.1 */
     pid_t pid;                /* --pid, 0: none */
     char **cmd;               /* -- CMD ARGS..., or NULL */
+    int threads_ms;           /* thread-state sweep interval with --pid/CMD; 0: none */
     int quiet;
     int force_append;         /* append to a --out owned by another user or o+w */
 };

@@ -1,0 +1,31 @@
+/*
+ * thread_sampler.h — records what every thread of the traced process tree
+ * is doing (state, wait channel, system call, file kind) into the threads
+ * file beside the trace (TRACE.threads, format in threads_file.h).
+ *
+ * It runs on its own thread at its own interval, so a slow /proc read never
+ * delays a GPU sample or a mark; it only ever costs CPU time, which it
+ * measures and writes into the file's end line.
+ */
+#ifndef FLINCH_THREAD_SAMPLER_H
+#define FLINCH_THREAD_SAMPLER_H
+
+#include <sys/types.h>
+
+#define THREAD_SAMPLER_DEFAULT_MS 100
+#define THREAD_SAMPLER_MAX_THREADS 8192    /* threads looked at per sweep */
+
+struct thread_sampler;
+
+/* Opens TRACE_PATH.threads for appending (a new or empty file gets the
+ * format line; an existing one must start with it) and starts sampling
+ * root's tree every interval_ms. proc_root: NULL for /proc. Returns NULL
+ * after a diag_warn line: the recording goes on without thread states. */
+struct thread_sampler *thread_sampler_start(const char *trace_path, pid_t root, int interval_ms,
+                                            const char *proc_root);
+
+/* Takes a last sweep, writes the end line, stops the thread and frees s
+ * (NULL is fine). */
+void thread_sampler_stop(struct thread_sampler *s);
+
+#endif
