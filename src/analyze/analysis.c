@@ -23,6 +23,7 @@
 #include "labels_seen.h"
 #include "tape.h"
 #include "verdict.h"
+#include "waiting_on.h"
 
 int analysis_check_window_flags(const char **start, const char **end, const char *range,
                                 const char *domain, int no_windows)
@@ -409,6 +410,8 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
     }
     if (status == EXIT_OK)
         finish_analysis(&c);
+    if (status == EXIT_OK)
+        status = waiting_on_read(a, path);
     free_ctx(&c);
     trace_reader_close(&tr);
     return status;
@@ -442,5 +445,6 @@ void analysis_free(struct analysis *a)
     free(a->labels_seen);
     for (int k = 0; k < a->n_rapl; k++)
         free(a->rapl_domain[k]);
+    waiting_on_free(a->waiting);
     memset(a, 0, sizeof *a);
 }

@@ -160,6 +160,8 @@ struct gpu_ident {
 };
 #define ANALYSIS_MAX_IDENTS 16
 
+struct waiting_on;
+
 struct analysis {
     const char *path;
     struct gpu_ident idents[ANALYSIS_MAX_IDENTS]; /* one trace's GPUs, from its EVENT rows */
@@ -189,6 +191,7 @@ struct analysis {
     long verdict_count[VERDICT_COUNT];
     double waiting_median_ms;     /* median waiting time over windows with some, NAN if none */
     long waiting_windows;
+    struct waiting_on *waiting;   /* thread states per window (waiting_on.h); NULL: no threads file */
     enum verdict verdict;
     char evidence[EVIDENCE_MAX];
 };

@@ -255,6 +255,7 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
     }
     text_breakdown(out, "  ", &w->bd, w->duration_s);
     fprintf(out, "  verdict=%s  %s\n", verdict_name(w->verdict), w->evidence);
+    report_waiting_text(out, a, w - a->windows);
 }
 
 static void text_summary(FILE *out, const struct analysis *a)

@@ -24,6 +24,11 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
 void report_csv(FILE *out, const struct analysis *a);
 void report_json(FILE *out, const struct analysis *a);
 
+/* Where the traced threads were in window wi (report_waiting.c): one text
+ * line, or the JSON members "waiting_on" (null without a threads file). */
+void report_waiting_text(FILE *out, const struct analysis *a, long wi);
+void report_waiting_json(FILE *out, const struct analysis *a, long wi);
+
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */
 void window_flags_str(unsigned flags, char *buf, size_t cap);
 

@@ -261,6 +261,7 @@ void report_json(FILE *out, const struct analysis *a)
         json_num(out, "top_thread_cores", "%.3f", w->bd.valid ? w->top_thread_cores : NAN);
         fputs(",\"top_thread\":", out);
         json_write_string(out, w->bd.valid ? w->top_thread : "");
+        report_waiting_json(out, a, i);
         fputs(",\"gpus\":[", out);
         for (int k = 0; k < w->ngpu; k++) {
             const struct window_gpu *g = &w->gpu[k];

@@ -1,0 +1,252 @@
+/*
+ * waiting_on.c — thread spans into per-window classes (see waiting_on.h).
+ *
+ * The spans stream from the reader in the order they close. Each is
+ * matched against the windows it overlaps: the windows are sorted by
+ * start with a running maximum of their ends, so the search walks back
+ * from the last window starting before the span's end only while some
+ * earlier window still reaches past the span's start. Per window, time is
+ * summed per (thread, class, description), then folded into classes and
+ * threads when the file is done.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "threads_file.h"
+#include "waiting_on.h"
+
+struct acc { long tid; int name, detail; int cls; int64_t ns; };
+
+struct window_acc { struct acc *e; long n, cap; };
+
+struct run {
+    struct analysis *a;
+    struct waiting_on *w;
+    struct window_acc *acc;
+    long *order;              /* windows by t_start */
+    int64_t *reach;           /* max t_end over order[0..i] */
+};
+
+static int intern(struct waiting_on *w, const char *s)
+{
+    for (int i = w->nstrings - 1; i >= 0; i--)
+        if (strcmp(w->strings[i], s) == 0)
+            return i;
+    if (w->nstrings == w->cap) {
+        int cap = w->cap ? w->cap * 2 : 64;
+        char **grown = realloc(w->strings, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return -1;
+        w->strings = grown;
+        w->cap = cap;
+    }
+    w->strings[w->nstrings] = strdup(s);
+    return w->strings[w->nstrings] ? w->nstrings++ : -1;
+}
+
+static struct analysis *sort_windows_of;
+
+static int by_start(const void *x, const void *y)
+{
+    const struct window *a = &sort_windows_of->windows[*(const long *)x];
+    const struct window *b = &sort_windows_of->windows[*(const long *)y];
+    return (a->t_start_ns > b->t_start_ns) - (a->t_start_ns < b->t_start_ns);
+}
+
+static int add(struct window_acc *wa, long tid, int name, int detail, int cls, int64_t ns)
+{
+    for (long i = wa->n - 1; i >= 0; i--) {
+        struct acc *e = &wa->e[i];
+        if (e->tid == tid && e->cls == cls && e->detail == detail && e->name == name) {
+            e->ns += ns;
+            return 0;
+        }
+    }
+    if (wa->n == wa->cap) {
+        long cap = wa->cap ? wa->cap * 2 : 16;
+        struct acc *grown = realloc(wa->e, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return -1;
+        wa->e = grown;
+        wa->cap = cap;
+    }
+    wa->e[wa->n++] = (struct acc){ tid, name, detail, cls, ns };
+    return 0;
+}
+
+static int on_span(struct run *r, const struct thread_span *sp)
+{
+    long lo = 0, hi = r->a->nwindows;      /* first window starting at or after t1 */
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (r->a->windows[r->order[mid]].t_start_ns < sp->t1_ns)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int name = -1, detail = -1, cls = 0;
+    for (long j = lo - 1; j >= 0 && r->reach[j] > sp->t0_ns; j--) {
+        const struct window *win = &r->a->windows[r->order[j]];
+        int64_t from = sp->t0_ns > win->t_start_ns ? sp->t0_ns : win->t_start_ns;
+        int64_t to = sp->t1_ns < win->t_end_ns ? sp->t1_ns : win->t_end_ns;
+        if (to <= from)
+            continue;
+        if (name < 0) {
+            char what[96];
+            cls = (int)thread_classify(sp->state, sp->wchan, sp->call, sp->fd, what, sizeof what);
+            name = intern(r->w, sp->name);
+            detail = intern(r->w, what);
+            if (name < 0 || detail < 0)
+                return -1;
+        }
+        if (add(&r->acc[r->order[j]], sp->tid, name, detail, cls, to - from) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int by_ms(const void *x, const void *y)
+{
+    double a = ((const struct waiting_thread *)x)->ms, b = ((const struct waiting_thread *)y)->ms;
+    return (a < b) - (a > b);
+}
+
+static int by_class_ms(const void *x, const void *y)
+{
+    double a = ((const struct waiting_class *)x)->thread_ms;
+    double b = ((const struct waiting_class *)y)->thread_ms;
+    return (a < b) - (a > b);
+}
+
+/* Folds one window's accumulators: per class, per thread (its time summed
+ * over descriptions, named by the description it spent most time in). */
+static int fold(struct waiting_on *w, const struct window_acc *wa, struct window_waiting *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int c = 0; c < TC_COUNT; c++) {
+        struct waiting_class *wc = &out->cls[out->nclass];
+        wc->cls = (enum thread_class)c;
+        for (long i = 0; i < wa->n; i++) {
+            const struct acc *e = &wa->e[i];
+            if (e->cls != c)
+                continue;
+            double ms = (double)e->ns / 1e6;
+            wc->thread_ms += ms;
+            int k = 0;
+            while (k < wc->nthreads && wc->threads[k].tid != e->tid)
+                k++;
+            if (k == wc->nthreads) {
+                void *grown = realloc(wc->threads, sizeof *wc->threads * (size_t)(k + 1));
+                if (!grown)
+                    return -1;
+                wc->threads = grown;
+                wc->threads[k] = (struct waiting_thread){ e->tid, w->strings[e->name], NULL, 0 };
+                wc->nthreads++;
+            }
+            wc->threads[k].ms += ms;
+            /* the description with the most time for this thread and class */
+            double detail_ms = 0, current_ms = 0;
+            for (long j = 0; j < wa->n; j++)
+                if (wa->e[j].tid == e->tid && wa->e[j].cls == c) {
+                    if (wa->e[j].detail == e->detail)
+                        detail_ms += (double)wa->e[j].ns;
+                    if (wc->threads[k].detail && strcmp(w->strings[wa->e[j].detail],
+                                                        wc->threads[k].detail) == 0)
+                        current_ms += (double)wa->e[j].ns;
+                }
+            if (!wc->threads[k].detail || detail_ms > current_ms)
+                wc->threads[k].detail = w->strings[e->detail];
+        }
+        if (wc->nthreads) {
+            qsort(wc->threads, (size_t)wc->nthreads, sizeof *wc->threads, by_ms);
+            out->nclass++;
+        }
+    }
+    qsort(out->cls, (size_t)out->nclass, sizeof out->cls[0], by_class_ms);
+    return 0;
+}
+
+int waiting_on_read(struct analysis *a, const char *trace_path)
+{
+    struct threads_reader tr;
+    int rc = threads_reader_open(&tr, trace_path);
+    if (rc == 1)
+        return EXIT_OK;
+    if (rc < 0) {
+        diag_error("%s", tr.error);
+        return EXIT_USAGE;
+    }
+    struct waiting_on *w = calloc(1, sizeof *w);
+    struct run r = { a, w, calloc((size_t)a->nwindows + 1, sizeof *r.acc),
+                     malloc(sizeof *r.order * ((size_t)a->nwindows + 1)),
+                     malloc(sizeof *r.reach * ((size_t)a->nwindows + 1)) };
+    int status = EXIT_OK;
+    if (!w || !r.acc || !r.order || !r.reach) {
+        diag_error("out of memory");
+        status = EXIT_RUNTIME;
+        goto done;
+    }
+    snprintf(w->path, sizeof w->path, "%s", tr.path);
+    for (long i = 0; i < a->nwindows; i++)
+        r.order[i] = i;
+    sort_windows_of = a;
+    qsort(r.order, (size_t)a->nwindows, sizeof *r.order, by_start);
+    for (long i = 0; i < a->nwindows; i++) {
+        int64_t end = a->windows[r.order[i]].t_end_ns;
+        r.reach[i] = i && r.reach[i - 1] > end ? r.reach[i - 1] : end;
+    }
+    struct thread_span sp;
+    while ((rc = threads_reader_next(&tr, &sp)) == 1)
+        if (on_span(&r, &sp) != 0) {
+            diag_error("out of memory");
+            status = EXIT_RUNTIME;
+            goto done;
+        }
+    if (rc < 0) {
+        diag_error("%s (move it aside to analyze without thread states)", tr.error);
+        status = EXIT_USAGE;
+        goto done;
+    }
+    w->interval_ms = tr.interval_ms;
+    w->nnotes = tr.nnotes;
+    memcpy(w->notes, tr.notes, sizeof w->notes);
+    w->win = calloc((size_t)a->nwindows + 1, sizeof *w->win);
+    w->nwin = a->nwindows;
+    if (!w->win) {
+        diag_error("out of memory");
+        status = EXIT_RUNTIME;
+        goto done;
+    }
+    for (long i = 0; i < a->nwindows; i++)
+        if (fold(w, &r.acc[i], &w->win[i]) != 0) {
+            diag_error("out of memory");
+            status = EXIT_RUNTIME;
+            goto done;
+        }
+    a->waiting = w;
+    w = NULL;
+done:
+    for (long i = 0; r.acc && i < a->nwindows; i++)
+        free(r.acc[i].e);
+    free(r.acc);
+    free(r.order);
+    free(r.reach);
+    waiting_on_free(w);
+    threads_reader_close(&tr);
+    return status;
+}
+
+void waiting_on_free(struct waiting_on *w)
+{
+    if (!w)
+        return;
+    for (long i = 0; w->win && i < w->nwin; i++)
+        for (int c = 0; c < TC_COUNT; c++)
+            free(w->win[i].cls[c].threads);
+    free(w->win);
+    for (int i = 0; i < w->nstrings; i++)
+        free(w->strings[i]);
+    free(w->strings);
+    free(w);
+}

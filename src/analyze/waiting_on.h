@@ -1,0 +1,52 @@
+/*
+ * waiting_on.h — where the traced threads were inside each window: per
+ * class (thread_class.h), thread-milliseconds and the threads involved,
+ * from the threads file beside the trace (threads_file.h).
+ *
+ * Owns the intersection of thread spans with windows and the per-window
+ * summary the reports print. A trace without a threads file has none
+ * (a->waiting stays NULL) and reads exactly as before.
+ */
+#ifndef FLINCH_WAITING_ON_H
+#define FLINCH_WAITING_ON_H
+
+#include "analysis.h"
+#include "thread_class.h"
+
+struct waiting_thread {
+    long tid;
+    const char *name;       /* escaped comm (threads_file.h) */
+    const char *detail;     /* what it was in most of this time: "accept on a socket" */
+    double ms;
+};
+
+struct waiting_class {
+    enum thread_class cls;
+    double thread_ms;
+    int nthreads;
+    struct waiting_thread *threads;   /* largest first */
+};
+
+struct window_waiting {
+    int nclass;
+    struct waiting_class cls[TC_COUNT];   /* non-zero classes, largest first */
+};
+
+struct waiting_on {
+    char path[4096];
+    long interval_ms;            /* sweep interval: each span edge is +- half of it */
+    struct window_waiting *win;  /* one per window, in a->windows order */
+    long nwin;
+    char notes[4][200];          /* what the recorder could not read */
+    int nnotes;
+    /* private: interned names and details */
+    char **strings;
+    int nstrings, cap;
+};
+
+/* Reads TRACE_PATH.threads, if there is one, into a->waiting. EXIT_OK, or
+ * EXIT_USAGE after one diag_error line naming file and line. */
+int waiting_on_read(struct analysis *a, const char *trace_path);
+void waiting_on_free(struct waiting_on *w);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * report_waiting.c — the "waiting on" part of analyze's text and JSON
+ * reports: per window, where the traced threads were (waiting_on.h).
+ */
+#include <stdio.h>
+
+#include "json_escape.h"
+#include "report.h"
+#include "waiting_on.h"
+
+#define TEXT_THREADS 2   /* threads named per class in the text line */
+
+void report_waiting_text(FILE *out, const struct analysis *a, long wi)
+{
+    const struct waiting_on *w = a->waiting;
+    if (!w)
+        return;
+    const struct window_waiting *ww = &w->win[wi];
+    double window_ms = a->windows[wi].duration_s * 1e3;
+    fprintf(out, "  threads (every %ld ms, edges +-%.0f ms):", w->interval_ms,
+            (double)w->interval_ms / 2);
+    if (ww->nclass == 0)
+        fprintf(out, " no thread states recorded in this window");
+    for (int c = 0; c < ww->nclass; c++) {
+        const struct waiting_class *wc = &ww->cls[c];
+        fprintf(out, "%s %s %.0f ms:", c ? ";" : "", thread_class_name(wc->cls), wc->thread_ms);
+        for (int t = 0; t < wc->nthreads && t < TEXT_THREADS; t++)
+            fprintf(out, "%s %s %s %s %.0f%%", t ? "," : "", wc->threads[t].name,
+                    wc->cls == TC_RUNNING ? "running" : "in", wc->cls == TC_RUNNING ? "" :
+                    wc->threads[t].detail, window_ms > 0 ? 100.0 * wc->threads[t].ms / window_ms : 0);
+        if (wc->nthreads > TEXT_THREADS)
+            fprintf(out, " and %d more thread%s", wc->nthreads - TEXT_THREADS,
+                    wc->nthreads - TEXT_THREADS > 1 ? "s" : "");
+    }
+    fputc('\n', out);
+}
+
+void report_waiting_json(FILE *out, const struct analysis *a, long wi)
+{
+    const struct waiting_on *w = a->waiting;
+    if (!w) {
+        fputs(",\"waiting_on\":null", out);
+        return;
+    }
+    const struct window_waiting *ww = &w->win[wi];
+    fprintf(out, ",\"waiting_on_resolution_ms\":%.1f,\"waiting_on\":[",
+            (double)w->interval_ms / 2);
+    for (int c = 0; c < ww->nclass; c++) {
+        const struct waiting_class *wc = &ww->cls[c];
+        fprintf(out, "%s{\"class\":", c ? "," : "");
+        json_write_string(out, thread_class_name(wc->cls));
+        fprintf(out, ",\"thread_ms\":%.1f,\"threads\":[", wc->thread_ms);
+        for (int t = 0; t < wc->nthreads; t++) {
+            if (t)
+                fputc(',', out);
+            json_write_string(out, wc->threads[t].name);
+        }
+        fputs("],\"detail\":[", out);
+        for (int t = 0; t < wc->nthreads; t++) {
+            fprintf(out, "%s{\"thread\":", t ? "," : "");
+            json_write_string(out, wc->threads[t].name);
+            fprintf(out, ",\"tid\":%ld,\"thread_ms\":%.1f,\"in\":", wc->threads[t].tid,
+                    wc->threads[t].ms);
+            json_write_string(out, wc->threads[t].detail);
+            fputc('}', out);
+        }
+        fputs("]}", out);
+    }
+    fputc(']', out);
+}

@@ -1,0 +1,93 @@
+# threads.sh — thread states of the traced process tree (TRACE.threads):
+# recorded beside the trace, classified per window, reported in text and
+# JSON; the servers in tests/helpers (blocker.c, blocker.py) block in
+# known ways between marks.
+. "$ROOT/tests/lib.sh"
+
+rec() { FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record --nvml-lib "$SIM" --no-rapl -q "$@"; }
+
+# For window PHASE of TRACE: "CLASS PCT" of thread NAME's largest class,
+# PCT its share of the window in percent (rounded down).
+top_class() { # TRACE PHASE NAME
+  "$FLINCH" analyze "$1" --start "$2_start" --end "$2_end" --format json | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["windows"][0]
+name, dur = sys.argv[1], w["duration_s"] * 1000
+best = max(((c["class"], d["thread_ms"]) for c in w["waiting_on"] for d in c["detail"]
+            if d["thread"] == name), key=lambda x: x[1], default=("none", 0))
+print(best[0], int(100 * best[1] / dur))' "$3"
+}
+
+# Every phase thread must spend at least MIN % of its window in its class.
+check_phases() { # LABEL TRACE
+  for pc in accept:network recv:network condvar:lock sleep:sleep pipe:pipe fsync:disk busy:running; do
+    phase=${pc%%:*} want=${pc#*:}
+    got=$(top_class "$2" "$phase" "$phase")
+    cls=${got% *} pct=${got#* }
+    min=80
+    [ "$phase" = fsync ] && min=50     # write() between the fsyncs runs on a CPU
+    if [ "$cls" = "$want" ] && [ "$pct" -ge "$min" ]; then ok "$1: $phase window: $phase thread is $want"
+    else notok "$1: $phase window: $phase thread is $want (got $got)"; fi
+    got=$(top_class "$2" "$phase" main)
+    expect_match "$1: $phase window: main thread sleeps" "^sleep (9[0-9]|100)$" "$got"
+  done
+}
+
+if ! command -v python3 >/dev/null 2>&1; then
+  skip "thread states" "python3 missing"
+  done_testing
+fi
+fs=$(stat -f -c %T . 2>/dev/null)
+
+rec --out c.csv --threads-ms 20 -- "$HELPERS/blocker" phases 500 2>err.txt
+expect_eq "C server: exit status" "$?" 0
+expect_eq "threads file starts with its format line" "$(head -n 1 c.csv.threads)" "flinch-threads 1"
+expect_match "session line: root, interval, architecture" \
+  "^B [0-9]+ root=[0-9]+ interval_ms=20 arch=(x86_64|aarch64)$" "$(sed -n 2p c.csv.threads)"
+expect_match "end line with the sampler's own CPU time" "^E [0-9]+ cpu_ns=[0-9]+ sweeps=[0-9]+$" \
+  "$(tail -n 1 c.csv.threads)"
+expect_eq "trace header unchanged" "$(head -n 1 c.csv)" \
+  "$(rec --out plain.csv --seconds 0.05 2>/dev/null; head -n 1 plain.csv)"
+check "no thread file without --pid or CMD" test ! -e plain.csv.threads
+if [ "$fs" = tmpfs ]; then
+  skip "C server phases" "fsync on tmpfs does not wait"
+else
+  check_phases "C server" c.csv
+fi
+out=$("$FLINCH" analyze c.csv --start accept_start --end accept_end)
+expect_match "text: one threads line per window" \
+  "^  threads \\(every 20 ms, edges \\+-10 ms\\): (network [0-9]+ ms: accept in accept on a socket [0-9]+%|sleep)" \
+  "$(printf '%s\n' "$out" | grep '^  threads')"
+
+rec --out py.csv --threads-ms 20 -- python3 "$ROOT/tests/helpers/blocker.py" 500 2>err.txt
+expect_eq "Python server: exit status" "$?" 0
+[ "$fs" = tmpfs ] || check_phases "Python server" py.csv
+
+# --threads-ms 0: no file; an unrelated file at TRACE.threads is left alone.
+rec --out off.csv --threads-ms 0 -- sleep 0.1 2>err.txt
+check "--threads-ms 0: no threads file" test ! -e off.csv.threads
+echo "precious" > mine.csv.threads
+rec --out mine.csv -- sleep 0.1 2>err.txt
+expect_eq "a foreign TRACE.threads is not written" "$(cat mine.csv.threads)" "precious"
+expect_match "and the recorder says so" "mine.csv.threads: exists and is not a flinch threads file" \
+  "$(cat err.txt)"
+
+# Bad threads files: one line naming file and line, exit 2.
+cp c.csv bad.csv
+printf 'flinch-threads 1\nB 1 root=1 interval_ms=20 arch=x86_64\nS 100\nT 5 S - futex -\n' > bad.csv.threads
+"$FLINCH" analyze bad.csv --start accept_start --end accept_end >/dev/null 2>err.txt
+expect_eq "T before N: exit 2" "$?" 2
+expect_eq "T before N: message" "$(cat err.txt)" \
+  "flinch analyze: bad.csv.threads:4: tid 5: record T without an N line before it (move it aside to analyze without thread states)"
+printf 'flinch-threads 1\nB 1 root=1 interval_ms=20 arch=x86_64\nS 100\nS 50\n' > bad.csv.threads
+"$FLINCH" analyze bad.csv --start accept_start --end accept_end >/dev/null 2>err.txt
+expect_eq "sweep back in time: message" "$(cat err.txt)" \
+  "flinch analyze: bad.csv.threads:4: sweep time 50 goes back in time (previous 100) (move it aside to analyze without thread states)"
+printf 'something else\n' > bad.csv.threads
+"$FLINCH" analyze bad.csv --start accept_start --end accept_end >/dev/null 2>err.txt
+expect_eq "not a threads file: exit 2" "$?" 2
+
+# Without a threads file the JSON says so.
+got=$("$FLINCH" analyze plain.csv --start begin --end end --format json 2>/dev/null | grep -c '"waiting_on":null')
+expect_eq "JSON: waiting_on null without a threads file" "$got" 1
+done_testing
