@@ -24,10 +24,12 @@ void report_waiting_text(FILE *out, const struct analysis *a, long wi)
     for (int c = 0; c < ww->nclass; c++) {
         const struct waiting_class *wc = &ww->cls[c];
         fprintf(out, "%s %s %.0f ms:", c ? ";" : "", thread_class_name(wc->cls), wc->thread_ms);
-        for (int t = 0; t < wc->nthreads && t < TEXT_THREADS; t++)
-            fprintf(out, "%s %s %s %s %.0f%%", t ? "," : "", wc->threads[t].name,
-                    wc->cls == TC_RUNNING ? "running" : "in", wc->cls == TC_RUNNING ? "" :
-                    wc->threads[t].detail, window_ms > 0 ? 100.0 * wc->threads[t].ms / window_ms : 0);
+        for (int t = 0; t < wc->nthreads && t < TEXT_THREADS; t++) {
+            fprintf(out, "%s %s", t ? "," : "", wc->threads[t].name);
+            if (wc->cls != TC_RUNNING)
+                fprintf(out, " in %s", wc->threads[t].detail);
+            fprintf(out, " %.0f%%", window_ms > 0 ? 100.0 * wc->threads[t].ms / window_ms : 0);
+        }
         if (wc->nthreads > TEXT_THREADS)
             fprintf(out, " and %d more thread%s", wc->nthreads - TEXT_THREADS,
                     wc->nthreads - TEXT_THREADS > 1 ? "s" : "");

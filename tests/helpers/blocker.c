@@ -104,7 +104,7 @@ static void *do_fsync(void *a)
     FILE *f = fopen("blocker.fsync", "w");
     if (!f)
         die("blocker.fsync");
-    static char block[4096];
+    static char block[1 << 20];
     memset(block, 'x', sizeof block);
     while (!atomic_load(&stop)) {
         if (fwrite(block, 1, sizeof block, f) != sizeof block || fflush(f) != 0)

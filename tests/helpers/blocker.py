@@ -56,7 +56,7 @@ def main():
     def do_fsync():
         with open("blocker_py.fsync", "wb") as f:
             while not state["stop"]:
-                f.write(b"x" * 4096)
+                f.write(b"x" * (1 << 20))
                 f.flush()
                 os.fsync(f.fileno())
         os.remove("blocker_py.fsync")
