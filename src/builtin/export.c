@@ -178,6 +178,8 @@ int cmd_export(int argc, char **argv)
     for (int i = 0; i < n && rc == 0; i++) {
         int has_labels = 0;
         rc = perfetto_write_host(f, hosts, i, origin, start, end, &has_labels, seen, &nseen);
+        if (rc == 0)
+            rc = perfetto_write_threads(f, hosts, i, origin);
         if (rc == 0 && has_labels) {
             rc = export_windows(f, hosts, i, origin, start, end, range, domain);
             windowed++;

@@ -40,7 +40,7 @@ struct gpu_track {
 /* One comma before every event but the first of the document. */
 static int events_written;
 
-static void event_start(FILE *f)
+void perfetto_event_start(FILE *f)
 {
     fputs(events_written++ ? ",\n" : "\n", f);
 }
@@ -82,9 +82,9 @@ static void write_num(FILE *f, double v)
         fputs("null", f);
 }
 
-static void metadata(FILE *f, const char *what, int pid, int tid, const char *name)
+void perfetto_metadata(FILE *f, const char *what, int pid, int tid, const char *name)
 {
-    event_start(f);
+    perfetto_event_start(f);
     fprintf(f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what, pid,
             tid);
     json_write_string(f, name);
@@ -93,14 +93,14 @@ static void metadata(FILE *f, const char *what, int pid, int tid, const char *na
 
 static void sort_index(FILE *f, int pid)
 {
-    event_start(f);
+    perfetto_event_start(f);
     fprintf(f, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
                "\"args\":{\"sort_index\":%d}}", pid, pid);
 }
 
 static void counter(FILE *f, int pid, const char *name, const char *unit, int64_t ts_ns, double v)
 {
-    event_start(f);
+    perfetto_event_start(f);
     fprintf(f, "{\"name\":\"%s\",\"ph\":\"C\",\"pid\":%d,\"tid\":0", name, pid);
     write_ts(f, "ts", ts_ns);
     fprintf(f, ",\"args\":{\"%s\":", unit);
@@ -112,11 +112,11 @@ static void host_metadata(FILE *f, const struct host_trace *hs, int h)
 {
     char name[HOST_NAME_LEN + 32];
     snprintf(name, sizeof name, "host CPU (%s)", hs[h].name);
-    metadata(f, "process_name", host_pid(h), 0, name);
+    perfetto_metadata(f, "process_name", host_pid(h), 0, name);
     sort_index(f, host_pid(h));
-    metadata(f, "thread_name", host_pid(h), TID_MARKS, "marks");
-    metadata(f, "thread_name", host_pid(h), TID_WINDOWS, "windows");
-    metadata(f, "thread_name", host_pid(h), TID_EVENTS, "events");
+    perfetto_metadata(f, "thread_name", host_pid(h), TID_MARKS, "marks");
+    perfetto_metadata(f, "thread_name", host_pid(h), TID_WINDOWS, "windows");
+    perfetto_metadata(f, "thread_name", host_pid(h), TID_EVENTS, "events");
 }
 
 static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
@@ -136,7 +136,7 @@ static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
         g->last[k] = NAN;
     char name[HOST_NAME_LEN + 32];
     snprintf(name, sizeof name, "GPU %d (%s)", id, hs[h].name);
-    metadata(f, "process_name", gpu_pid(h, id), 0, name);
+    perfetto_metadata(f, "process_name", gpu_pid(h, id), 0, name);
     sort_index(f, gpu_pid(h, id));
     return g;
 }
@@ -145,7 +145,7 @@ static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
 static void instant(FILE *f, int pid, int tid, const char *scope, int64_t ts_ns,
                     const struct trace_row *row)
 {
-    event_start(f);
+    perfetto_event_start(f);
     fputs("{\"name\":", f);
     json_write_string(f, row->label);
     fprintf(f, ",\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":%d", scope, pid, tid);
@@ -243,7 +243,7 @@ void perfetto_write_windows(FILE *f, const struct host_trace *hs, int h, int64_t
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
         snprintf(name, sizeof name, "%s\u2192%s", w->start_label, w->end_label);
-        event_start(f);
+        perfetto_event_start(f);
         fputs("{\"name\":", f);
         json_write_string(f, name);
         fprintf(f, ",\"cat\":\"window\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d", host_pid(h),

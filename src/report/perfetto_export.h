@@ -27,6 +27,12 @@
 #include "hosts.h"
 
 /* Open and close the document; every event goes between. */
+void perfetto_event_start(FILE *f);   /* the separator before each event */
+/* A metadata event: what is "process_name" or "thread_name". */
+void perfetto_metadata(FILE *f, const char *what, int pid, int tid, const char *name);
+/* The traced threads of host H's trace (TRACE.threads, perfetto_threads.c);
+ * nothing without that file. 0, or an exit code after the message. */
+int perfetto_write_threads(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns);
 void perfetto_begin(FILE *f);
 void perfetto_end(FILE *f);
 

@@ -1,0 +1,94 @@
+/*
+ * perfetto_threads.c — the traced threads in the Perfetto export: one
+ * process "traced threads (HOST)" with a track per thread, named by its
+ * name and tid, holding its recorded states as complete events ("ph":"X")
+ * named by class (network, lock, ...; thread_class.h) with what it was in,
+ * its state letter, wait channel, system call and file kind in args. So a
+ * pause reads thread by thread beside the GPU counters.
+ *
+ * The spans come from the threads file beside the trace (threads_file.h);
+ * a trace without one adds nothing. Process id 100000 + h (clear of the
+ * host and GPU ids of perfetto_export.h); thread ids are the real tids.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "json_escape.h"
+#include "perfetto_export.h"
+#include "thread_class.h"
+#include "threads_file.h"
+
+static void ts_field(FILE *f, const char *key, int64_t ns)
+{
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    fprintf(f, ",\"%s\":%s%" PRIu64 ".%03" PRIu64, key, sign, a / 1000, a % 1000);
+}
+
+static int named_before(const long *named, long n, long tid)
+{
+    for (long i = 0; i < n; i++)
+        if (named[i] == tid)
+            return 1;
+    return 0;
+}
+
+int perfetto_write_threads(FILE *f, const struct host_trace *hs, int h, int64_t origin_ns)
+{
+    struct threads_reader tr;
+    int rc = threads_reader_open(&tr, hs[h].path);
+    if (rc == 1)
+        return 0;
+    if (rc < 0) {
+        diag_error("%s", tr.error);
+        return EXIT_USAGE;
+    }
+    int pid = 100000 + h;
+    char name[HOST_NAME_LEN + 32];
+    snprintf(name, sizeof name, "traced threads (%s)", hs[h].name);
+    perfetto_metadata(f, "process_name", pid, 0, name);
+    long *named = NULL, nnamed = 0, cap = 0;
+    struct thread_span sp;
+    while ((rc = threads_reader_next(&tr, &sp)) == 1) {
+        if (!named_before(named, nnamed, sp.tid)) {
+            if (nnamed == cap) {
+                cap = cap ? cap * 2 : 64;
+                long *grown = realloc(named, sizeof *named * (size_t)cap);
+                if (!grown) {
+                    diag_error("out of memory");
+                    rc = -2;
+                    break;
+                }
+                named = grown;
+            }
+            named[nnamed++] = sp.tid;
+            char tname[THREADS_NAME_MAX + 32];
+            snprintf(tname, sizeof tname, "%s %ld", sp.name, sp.tid);
+            perfetto_metadata(f, "thread_name", pid, (int)sp.tid, tname);
+        }
+        char detail[96];
+        enum thread_class c = thread_classify(sp.state, sp.wchan, sp.call, sp.fd, detail,
+                                              sizeof detail);
+        perfetto_event_start(f);
+        fprintf(f, "{\"name\":\"%s\",\"cat\":\"thread\",\"ph\":\"X\",\"pid\":%d,\"tid\":%ld",
+                thread_class_name(c), pid, sp.tid);
+        ts_field(f, "ts", host_shared_ns(&hs[h], sp.t0_ns) - origin_ns);
+        ts_field(f, "dur", sp.t1_ns - sp.t0_ns);
+        fputs(",\"args\":{\"in\":", f);
+        json_write_string(f, detail);
+        fprintf(f, ",\"state\":\"%c\",\"wchan\":", sp.state);
+        json_write_string(f, sp.wchan);
+        fputs(",\"call\":", f);
+        json_write_string(f, sp.call);
+        fputs(",\"fd\":", f);
+        json_write_string(f, sp.fd);
+        fputs("}}", f);
+    }
+    free(named);
+    if (rc == -1)
+        diag_error("%s", tr.error);
+    threads_reader_close(&tr);
+    return rc < 0 ? EXIT_USAGE : 0;
+}
