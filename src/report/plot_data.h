@@ -17,6 +17,7 @@
 #include "downsample.h"
 #include "labels_seen.h"
 #include "trace_limits.h"
+#include "thread_lanes.h"
 
 #define PLOT_MAX_GPUS TRACE_MAX_GPUS
 #define PLOT_MAX_BREAKS 1024       /* recordings in one file whose gaps are drawn */
@@ -53,6 +54,7 @@ struct plot_data {
     int nbreaks;
     char *labels_seen[LABELS_SEEN_MAX];  /* distinct MARK labels, for the hint */
     int nlabels_seen;
+    struct thread_lanes lanes;     /* the traced threads (TRACE.threads), if recorded */
 };
 
 /* Reads PATH twice. FROM_S / TO_S: the range in seconds since the first

@@ -5,7 +5,8 @@
  * (GPU power, GPU utilization, host CPU busy, traced process CPU, each only
  * when the trace has data for it) sharing one time axis in seconds with a
  * grid at nice steps, analyzed windows shaded across all panels in their
- * verdict's colour with a tooltip, and MARKs as labelled vertical lines.
+ * verdict's colour with a tooltip, MARKs as labelled vertical lines, and
+ * under the panels a lane per busy traced thread coloured by class.
  * Drawing primitives come from svg_writer.h; the data from plot_data.h.
  */
 #ifndef FLINCH_SVG_PLOT_H
@@ -29,6 +30,11 @@ struct svg_plot_options {
 
 /* Verdict colours, also used by the legend ("#2ca02c" for compute...). */
 const char *verdict_colour(enum verdict v);
+
+/* The traced threads' lanes under the panels (svg_lanes.c): the height
+ * they take (0 without lanes), and the drawing from y = TOP down. */
+double svg_lanes_height(const struct thread_lanes *l);
+void svg_lanes_draw(FILE *f, const struct thread_lanes *l, double left, double right, double top);
 
 /* Writes the whole SVG document. A (the analyzed windows) may be NULL. */
 void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a,

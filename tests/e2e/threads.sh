@@ -71,6 +71,27 @@ rec --out py.csv --threads-ms 20 -- python3 "$ROOT/tests/helpers/blocker.py" 500
 expect_eq "Python server: exit status" "$?" 0
 [ "$fs" = tmpfs ] || check_phases "Python server" py.csv
 
+# plot: a lane per busy thread; export: a track per thread, states as slices.
+"$FLINCH" plot c.csv -o c.svg 2>err.txt
+expect_eq "plot exits 0" "$?" 0
+lanes=$(grep -o '<title>[a-z]* (tid [0-9]*): [a-z-]*</title>' c.svg | sed 's/<title>//; s/ (tid [0-9]*)//; s/<.title>//' | sort -u | tr '\n' ' ')
+expect_match "plot: accept's lane shows network, busy's running" "accept: network .*busy: running" "$lanes"
+check "plot: no lane for the thread that only waited on a lock" sh -c '! grep -q "<title>condvar (tid" c.svg'
+"$FLINCH" export c.csv --format perfetto -o c.json -q 2>err.txt
+expect_eq "export exits 0" "$?" 0
+got=$(python3 -c '
+import json, sys
+d = json.load(open("c.json"))["traceEvents"]
+names = {e["tid"]: e["args"]["name"].split()[0] for e in d if e.get("ph") == "M" and e["name"] == "thread_name" and e["pid"] == 100000}
+slices = {}
+for e in d:
+    if e.get("cat") == "thread":
+        n = names[e["tid"]]
+        slices[n] = slices.get(n, set()) | {e["name"]}
+print(" ".join(sorted(names.values())), "|", " ".join(sorted(slices["accept"])), "|", " ".join(sorted(slices["condvar"])))')
+expect_match "export: a track per thread; accept network, condvar lock" \
+  "^accept busy condvar fsync main pipe recv sleep \| (network|network running|running network) \| (lock|lock running)$" "$got"
+
 # --threads-ms 0: no file; an unrelated file at TRACE.threads is left alone.
 rec --out off.csv --threads-ms 0 -- sleep 0.1 2>err.txt
 check "--threads-ms 0: no threads file" test ! -e off.csv.threads
