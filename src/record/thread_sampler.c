@@ -361,6 +361,11 @@ static void free_sampler(struct thread_sampler *s)
 struct thread_sampler *thread_sampler_start(const char *trace_path, pid_t root, int interval_ms,
                                             const char *proc_root)
 {
+    if (clock_is_virtual()) {
+        /* the threads live in real time; a virtual stamp would misplace them */
+        diag_warn("thread states are not recorded on the simulator's virtual time");
+        return NULL;
+    }
     struct thread_sampler *s = calloc(1, sizeof *s);
     if (!s) {
         diag_warn("thread states: out of memory; none recorded");
