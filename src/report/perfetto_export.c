@@ -225,7 +225,7 @@ static void write_segments(FILE *f, const struct window *w, int pid, int64_t sta
     for (int k = 0; w->bd.valid && k < w->bd.nseg; k++) {
         const struct segment *sg = &w->bd.seg[k];
         int64_t s0 = (int64_t)llround(sg->start_ms * 1e6), s1 = (int64_t)llround(sg->end_ms * 1e6);
-        event_start(f);
+        perfetto_event_start(f);
         fprintf(f, "{\"name\":\"%s\",\"cat\":\"segment\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d",
                 time_class_name(sg->cls), pid, TID_WINDOWS);
         write_ts(f, "ts", start_ns + s0);
