@@ -7,7 +7,9 @@
  * from the last window starting before the span's end only while some
  * earlier window still reaches past the span's start. Per window, time is
  * summed per (thread, class, description), then folded into classes and
- * threads when the file is done.
+ * threads when the file is done; and per segment of the window's breakdown
+ * (compute / host-cpu / waiting, breakdown.h) per class, so each host-cpu
+ * and waiting segment gets the class with the most thread-milliseconds.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,11 @@
 
 struct acc { long tid; int name, detail; int cls; int64_t ns; };
 
-struct window_acc { struct acc *e; long n, cap; };
+struct window_acc {
+    struct acc *e;
+    long n, cap;
+    double (*seg_ns)[TC_COUNT];   /* per breakdown segment (w->bd.nseg), NULL: none */
+};
 
 struct run {
     struct analysis *a;
@@ -100,8 +106,41 @@ static int on_span(struct run *r, const struct thread_span *sp)
             if (name < 0 || detail < 0)
                 return -1;
         }
-        if (add(&r->acc[r->order[j]], sp->tid, name, detail, cls, to - from) != 0)
+        struct window_acc *wa = &r->acc[r->order[j]];
+        if (add(wa, sp->tid, name, detail, cls, to - from) != 0)
             return -1;
+        for (int k = 0; wa->seg_ns && k < win->bd.nseg; k++) {
+            const struct segment *sg = &win->bd.seg[k];
+            int64_t s0 = win->t_start_ns + (int64_t)(sg->start_ms * 1e6);
+            int64_t s1 = win->t_start_ns + (int64_t)(sg->end_ms * 1e6);
+            int64_t a0 = from > s0 ? from : s0, a1 = to < s1 ? to : s1;
+            if (a1 > a0)
+                wa->seg_ns[k][cls] += (double)(a1 - a0);
+        }
+    }
+    return 0;
+}
+
+/* The host-cpu and waiting segments of a window, with their classes. */
+static int fold_segments(const struct window *win, const struct window_acc *wa,
+                         struct window_waiting *out)
+{
+    if (!wa->seg_ns)
+        return 0;
+    out->segs = calloc((size_t)win->bd.nseg, sizeof *out->segs);
+    if (!out->segs)
+        return -1;
+    for (int k = 0; k < win->bd.nseg; k++) {
+        if (win->bd.seg[k].cls != CLASS_HOST_CPU && win->bd.seg[k].cls != CLASS_WAITING)
+            continue;
+        struct segment_waiting *sw = &out->segs[out->nseg++];
+        sw->seg = k;
+        sw->dominant = -1;
+        for (int c = 0; c < TC_COUNT; c++) {
+            sw->thread_ms[c] = wa->seg_ns[k][c] / 1e6;
+            if (sw->thread_ms[c] > 0 && (sw->dominant < 0 || sw->thread_ms[c] > sw->thread_ms[sw->dominant]))
+                sw->dominant = c;
+        }
     }
     return 0;
 }
@@ -193,6 +232,17 @@ int waiting_on_read(struct analysis *a, const char *trace_path)
     sort_windows_of = a;
     qsort(r.order, (size_t)a->nwindows, sizeof *r.order, by_start);
     for (long i = 0; i < a->nwindows; i++) {
+        const struct window *win = &a->windows[i];
+        if (win->bd.valid && win->bd.nseg > 0) {
+            r.acc[i].seg_ns = calloc((size_t)win->bd.nseg, sizeof *r.acc[i].seg_ns);
+            if (!r.acc[i].seg_ns) {
+                diag_error("out of memory");
+                status = EXIT_RUNTIME;
+                goto done;
+            }
+        }
+    }
+    for (long i = 0; i < a->nwindows; i++) {
         int64_t end = a->windows[r.order[i]].t_end_ns;
         r.reach[i] = i && r.reach[i - 1] > end ? r.reach[i - 1] : end;
     }
@@ -219,7 +269,8 @@ int waiting_on_read(struct analysis *a, const char *trace_path)
         goto done;
     }
     for (long i = 0; i < a->nwindows; i++)
-        if (fold(w, &r.acc[i], &w->win[i]) != 0) {
+        if (fold(w, &r.acc[i], &w->win[i]) != 0 ||
+            fold_segments(&a->windows[i], &r.acc[i], &w->win[i]) != 0) {
             diag_error("out of memory");
             status = EXIT_RUNTIME;
             goto done;
@@ -227,8 +278,10 @@ int waiting_on_read(struct analysis *a, const char *trace_path)
     a->waiting = w;
     w = NULL;
 done:
-    for (long i = 0; r.acc && i < a->nwindows; i++)
+    for (long i = 0; r.acc && i < a->nwindows; i++) {
         free(r.acc[i].e);
+        free(r.acc[i].seg_ns);
+    }
     free(r.acc);
     free(r.order);
     free(r.reach);
@@ -241,9 +294,11 @@ void waiting_on_free(struct waiting_on *w)
 {
     if (!w)
         return;
-    for (long i = 0; w->win && i < w->nwin; i++)
+    for (long i = 0; w->win && i < w->nwin; i++) {
         for (int c = 0; c < TC_COUNT; c++)
             free(w->win[i].cls[c].threads);
+        free(w->win[i].segs);
+    }
     free(w->win);
     for (int i = 0; i < w->nstrings; i++)
         free(w->strings[i]);

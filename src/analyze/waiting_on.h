@@ -27,9 +27,19 @@ struct waiting_class {
     struct waiting_thread *threads;   /* largest first */
 };
 
+/* A host-cpu or waiting segment of the window's breakdown (w->bd) and the
+ * thread-milliseconds of each class inside it. */
+struct segment_waiting {
+    int seg;                      /* index into w->bd.seg */
+    double thread_ms[TC_COUNT];
+    int dominant;                 /* the class with the most thread-ms, -1: no thread states */
+};
+
 struct window_waiting {
     int nclass;
     struct waiting_class cls[TC_COUNT];   /* non-zero classes, largest first */
+    int nseg;
+    struct segment_waiting *segs;         /* the window's host-cpu and waiting segments, in order */
 };
 
 struct waiting_on {

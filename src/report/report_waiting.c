@@ -9,6 +9,7 @@
 #include "waiting_on.h"
 
 #define TEXT_THREADS 2   /* threads named per class in the text line */
+#define TEXT_SEGMENTS 6  /* host-cpu and waiting segments listed under it */
 
 void report_waiting_text(FILE *out, const struct analysis *a, long wi)
 {
@@ -35,6 +36,32 @@ void report_waiting_text(FILE *out, const struct analysis *a, long wi)
                     wc->nthreads - TEXT_THREADS > 1 ? "s" : "");
     }
     fputc('\n', out);
+    const struct window *win = &a->windows[wi];
+    for (int k = 0; k < ww->nseg && k < TEXT_SEGMENTS; k++) {
+        const struct segment_waiting *sw = &ww->segs[k];
+        const struct segment *sg = &win->bd.seg[sw->seg];
+        fprintf(out, "    %s %.0f-%.0f ms:", time_class_name(sg->cls), sg->start_ms, sg->end_ms);
+        if (sw->dominant < 0) {
+            fprintf(out, " no thread states\n");
+            continue;
+        }
+        /* the classes by thread-ms, largest (the dominant one) first */
+        int done[TC_COUNT] = { 0 };
+        for (int n = 0; n < 3; n++) {
+            int best = -1;
+            for (int c = 0; c < TC_COUNT; c++)
+                if (!done[c] && sw->thread_ms[c] > 0 && (best < 0 || sw->thread_ms[c] > sw->thread_ms[best]))
+                    best = c;
+            if (best < 0)
+                break;
+            done[best] = 1;
+            fprintf(out, "%s %s %.0f thread-ms", n ? "," : "", thread_class_name((enum thread_class)best),
+                    sw->thread_ms[best]);
+        }
+        fputc('\n', out);
+    }
+    if (ww->nseg > TEXT_SEGMENTS)
+        fprintf(out, "    ... %d more segments (--format json has all)\n", ww->nseg - TEXT_SEGMENTS);
 }
 
 void report_waiting_json(FILE *out, const struct analysis *a, long wi)
@@ -67,6 +94,27 @@ void report_waiting_json(FILE *out, const struct analysis *a, long wi)
             fputc('}', out);
         }
         fputs("]}", out);
+    }
+    fputs("],\"segments_waiting_on\":[", out);
+    const struct window *win = &a->windows[wi];
+    for (int k = 0; k < ww->nseg; k++) {
+        const struct segment_waiting *sw = &ww->segs[k];
+        const struct segment *sg = &win->bd.seg[sw->seg];
+        fprintf(out, "%s{\"start_ms\":%.3f,\"end_ms\":%.3f,\"class\":\"%s\",\"dominant\":",
+                k ? "," : "", sg->start_ms, sg->end_ms, time_class_name(sg->cls));
+        if (sw->dominant < 0)
+            fputs("null", out);
+        else
+            json_write_string(out, thread_class_name((enum thread_class)sw->dominant));
+        fputs(",\"thread_ms\":{", out);
+        int first = 1;
+        for (int c = 0; c < TC_COUNT; c++)
+            if (sw->thread_ms[c] > 0) {
+                fprintf(out, "%s\"%s\":%.1f", first ? "" : ",", thread_class_name((enum thread_class)c),
+                        sw->thread_ms[c]);
+                first = 0;
+            }
+        fputs("}}", out);
     }
     fputc(']', out);
 }

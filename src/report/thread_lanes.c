@@ -11,6 +11,9 @@
 #include "thread_class.h"
 #include "thread_lanes.h"
 
+/* A thread busy for less than this share of the range gets no lane. */
+#define LANE_MIN_SHARE 0.01
+
 struct score { long tid; double s; char name[THREADS_NAME_MAX]; };
 
 static int by_score(const void *x, const void *y)
@@ -86,7 +89,7 @@ static int pick(const char *trace, int64_t t0_ns, double from, double to, struct
     }
     if (n)
         qsort(sc, (size_t)n, sizeof *sc, by_score);
-    for (long i = 0; i < n && out->nlanes < THREAD_LANES_MAX && sc[i].s > 0; i++) {
+    for (long i = 0; i < n && out->nlanes < THREAD_LANES_MAX && sc[i].s >= LANE_MIN_SHARE * (to - from); i++) {
         struct thread_lane *l = &out->lane[out->nlanes++];
         l->tid = sc[i].tid;
         memcpy(l->name, sc[i].name, sizeof l->name);

@@ -6,7 +6,7 @@
  * Owns choosing the threads and bucketing their spans. A thread's score is
  * its time in the plotted range in any class but sleep, lock and other
  * (the states of an idle worker); the THREAD_LANES_MAX highest with a
- * score above zero get a lane. A column shows the class the thread spent
+ * score of at least 1% of the range get a lane. A column shows the class the thread spent
  * most of that column's time in.
  */
 #ifndef FLINCH_THREAD_LANES_H

@@ -71,6 +71,23 @@ rec --out py.csv --threads-ms 20 -- python3 "$ROOT/tests/helpers/blocker.py" 500
 expect_eq "Python server: exit status" "$?" 0
 [ "$fs" = tmpfs ] || check_phases "Python server" py.csv
 
+# The breakdown's host-cpu and waiting segments: per class thread-ms inside
+# each, the dominant one the largest; two threads live through every phase
+# window (main and the phase thread), so the classes add up to twice the
+# segments' length.
+for phase in accept pipe; do
+  got=$("$FLINCH" analyze c.csv --start "${phase}_start" --end "${phase}_end" --format json | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["windows"][0]
+segs = w["segments_waiting_on"]
+length = sum(s["end_ms"] - s["start_ms"] for s in segs)
+total = sum(sum(s["thread_ms"].values()) for s in segs)
+dom_ok = all(s["dominant"] == max(s["thread_ms"], key=lambda k: (s["thread_ms"][k], -list(s["thread_ms"]).index(k))) for s in segs if s["thread_ms"])
+kinds = {s["class"] for s in segs} <= {"host-cpu", "waiting"}
+print(len(segs) > 0 or length == 0, dom_ok, kinds, abs(total - 2 * length) <= 0.05 * length + 1)')
+  expect_eq "segments of the $phase window: listed, dominant class, thread-ms add up" "$got" "True True True True"
+done
+
 # plot: a lane per busy thread; export: a track per thread, states as slices.
 "$FLINCH" plot c.csv -o c.svg 2>err.txt
 expect_eq "plot exits 0" "$?" 0
