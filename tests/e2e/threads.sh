@@ -27,12 +27,12 @@ print(int(100 * ms.get(want, 0) / dur), math.ceil(100 * other / dur))' "$3" "$4"
 # no time in any other class but running (it runs when released, and the
 # fsync thread runs its write() calls between the fsyncs); main sleeps >= 90 %.
 check_phases() { # LABEL TRACE
-  for pc in accept:network recv:network condvar:lock sleep:sleep pipe:pipe fsync:disk busy:running; do
+  for pc in accept:network recv:network epoll:network poll:network condvar:lock sleep:sleep pipe:pipe fsync:disk busy:running; do
     phase=${pc%%:*} want=${pc#*:}
     got=$(shares "$2" "$phase" "$phase" "$want")
     share=${got% *} foreign=${got#* }
     min=80
-    [ "$phase" = fsync ] && min=20
+    [ "$phase" = fsync ] && min=10     # on a loaded host, R also counts waiting for a CPU
     if [ "$share" -ge "$min" ] && [ "$foreign" -le 1 ]; then ok "$1: $phase window: $phase thread is $want"
     else notok "$1: $phase window: $phase thread is $want >= $min%, other waits <= 1% (got $got)"; fi
     got=$(shares "$2" "$phase" main sleep)
@@ -107,7 +107,7 @@ for e in d:
         slices[n] = slices.get(n, set()) | {e["name"]}
 print(" ".join(sorted(names.values())), "|", " ".join(sorted(slices["accept"])), "|", " ".join(sorted(slices["condvar"])))')
 expect_match "export: a track per thread; accept network, condvar lock" \
-  "^accept busy condvar fsync main pipe recv sleep \| (network|network running|running network) \| (lock|lock running)$" "$got"
+  "^accept busy condvar epoll fsync main pipe poll recv sleep \| (network|network running|running network) \| (lock|lock running)$" "$got"
 
 # --threads-ms 0: no file; an unrelated file at TRACE.threads is left alone.
 rec --out off.csv --threads-ms 0 -- sleep 0.1 2>err.txt

@@ -9,11 +9,13 @@
  *                         and then releases it:
  *                           accept   accept() on a loopback listening socket
  *                           recv     recv() on a connected loopback socket
+ *                           epoll    epoll_wait on an epoll watching a socket
+ *                           poll     poll() on a socket
  *                           condvar  pthread_cond_wait
  *                           sleep    nanosleep
  *                           pipe     read() on an empty pipe
- *                           fsync    write + fsync of a file in the current
- *                                    directory, in a loop
+ *                           fsync    O_DIRECT write + fsync of a file in the
+ *                                    current directory, in a loop
  *                           busy     a busy loop
  *                         Each phase thread is started, and has blocked,
  *                         200 ms before its start mark, and is joined after
@@ -27,12 +29,15 @@
 #include "flinch_mark.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -73,6 +78,38 @@ static void *do_recv(void *a)
     return NULL;
 }
 
+/* epoll_wait on an epoll instance watching one end of the socket pair
+ * (the recorder reads the watched descriptors from fdinfo). */
+static void *do_epoll(void *a)
+{
+    (void)a;
+    int ep = epoll_create1(0);
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = conn_fd[1] };
+    if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, conn_fd[1], &ev) != 0)
+        die("epoll");
+    struct epoll_event got;
+    while (epoll_wait(ep, &got, 1, -1) != 1)
+        ;
+    char c;
+    if (recv(conn_fd[1], &c, 1, 0) != 1)
+        die("recv after epoll");
+    close(ep);
+    return NULL;
+}
+
+/* poll on the same socket (the recorder reads the pollfd array). */
+static void *do_poll(void *a)
+{
+    (void)a;
+    struct pollfd p = { .fd = conn_fd[1], .events = POLLIN };
+    while (poll(&p, 1, -1) != 1)
+        ;
+    char c;
+    if (recv(conn_fd[1], &c, 1, 0) != 1)
+        die("recv after poll");
+    return NULL;
+}
+
 static void *do_condvar(void *a)
 {
     (void)a;
@@ -98,20 +135,26 @@ static void *do_pipe(void *a)
     return NULL;
 }
 
+/* Appends 1 MiB with O_DIRECT (straight to the device: the thread waits
+ * in D state, not copying into the page cache on a CPU) and fsyncs the
+ * file's new size, in a loop. Without O_DIRECT (tmpfs), plain writes. */
 static void *do_fsync(void *a)
 {
     (void)a;
-    FILE *f = fopen("blocker.fsync", "w");
-    if (!f)
+    int fd = open("blocker.fsync", O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0600);
+    if (fd < 0)
+        fd = open("blocker.fsync", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    void *block;
+    if (fd < 0 || posix_memalign(&block, 4096, 1 << 20) != 0)
         die("blocker.fsync");
-    static char block[1 << 20];
-    memset(block, 'x', sizeof block);
+    memset(block, 'x', 1 << 20);
     while (!atomic_load(&stop)) {
-        if (fwrite(block, 1, sizeof block, f) != sizeof block || fflush(f) != 0)
+        if (write(fd, block, 1 << 20) != 1 << 20)
             die("write blocker.fsync");
-        fsync(fileno(f));
+        fsync(fd);
     }
-    fclose(f);
+    close(fd);
+    free(block);
     remove("blocker.fsync");
     return NULL;
 }
@@ -144,7 +187,8 @@ static void release(const char *phase)
             connect(fd, (struct sockaddr *)&addr, len) != 0)
             die("connect");
         close(fd);
-    } else if (strcmp(phase, "recv") == 0) {
+    } else if (strcmp(phase, "recv") == 0 || strcmp(phase, "epoll") == 0 ||
+               strcmp(phase, "poll") == 0) {
         if (send(conn_fd[0], "x", 1, 0) != 1)
             die("send");
     } else if (strcmp(phase, "condvar") == 0) {
@@ -174,7 +218,8 @@ static void setup(void)
 static int phases(long ms)
 {
     static const struct { const char *name; void *(*fn)(void *); } phase[] = {
-        { "accept", do_accept }, { "recv", do_recv }, { "condvar", do_condvar },
+        { "accept", do_accept }, { "recv", do_recv }, { "epoll", do_epoll }, { "poll", do_poll },
+        { "condvar", do_condvar },
         { "sleep", do_sleep }, { "pipe", do_pipe }, { "fsync", do_fsync }, { "busy", do_busy },
     };
     setup();

@@ -3,14 +3,16 @@ block in known ways between marks, for tests/e2e/threads.sh.
 
     python3 blocker.py [MS]
 
-For each phase (accept, recv, condvar, sleep, pipe, fsync, busy) a thread
+For each phase (accept, recv, epoll, poll, condvar, sleep, pipe, fsync, busy) a thread
 named for the phase (prctl PR_SET_NAME, so /proc shows it) blocks in it
 while the main thread ("main") sleeps MS ms (default 600) between the marks
 PHASE_start and PHASE_end, written to $FLINCH_MARKS with their
 CLOCK_MONOTONIC stamps, then releases it.
 """
 import ctypes
+import mmap
 import os
+import select
 import socket
 import sys
 import threading
@@ -54,11 +56,19 @@ def main():
                 cond.wait()
 
     def do_fsync():
-        with open("blocker_py.fsync", "wb") as f:
-            while not state["stop"]:
-                f.write(b"x" * (1 << 20))
-                f.flush()
-                os.fsync(f.fileno())
+        # O_DIRECT from a page-aligned buffer: the thread waits in D state
+        # on the device, not copying on a CPU (plain writes where refused)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        try:
+            fd = os.open("blocker_py.fsync", flags | os.O_DIRECT, 0o600)
+        except OSError:
+            fd = os.open("blocker_py.fsync", flags, 0o600)
+        block = mmap.mmap(-1, 1 << 20)
+        block.write(b"x" * (1 << 20))
+        while not state["stop"]:
+            os.write(fd, block)
+            os.fsync(fd)
+        os.close(fd)
         os.remove("blocker_py.fsync")
 
     def do_busy():
@@ -75,9 +85,24 @@ def main():
         c = socket.create_connection(listener.getsockname())
         c.close()
 
+    def do_epoll():
+        ep = select.epoll()
+        ep.register(b.fileno(), select.EPOLLIN)
+        ep.poll()
+        b.recv(1)
+        ep.close()
+
+    def do_poll():
+        p = select.poll()
+        p.register(b.fileno(), select.POLLIN)
+        p.poll()
+        b.recv(1)
+
     phases = [
         ("accept", lambda: listener.accept()[0].close(), release_accept),
         ("recv", lambda: b.recv(1), lambda: a.send(b"x")),
+        ("epoll", do_epoll, lambda: a.send(b"x")),
+        ("poll", do_poll, lambda: a.send(b"x")),
         ("condvar", do_condvar, release_condvar),
         ("sleep", lambda: time.sleep((ms + 200) / 1000), lambda: None),
         ("pipe", lambda: os.read(rfd, 1), lambda: os.write(wfd, b"x")),
