@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "hosts.h"
+#include "trace_schema.h"
 
 static void names(void)
 {
@@ -96,8 +97,25 @@ static void refs_and_checks(void)
     CHECK_STR(err, "a.csv and c.csv are both host 'host1' (name them: HOST=PATH)");
 }
 
+/* Issue 9, item 10: a mark moved through two hosts' offsets could overflow
+ * int64 (window edges at +-9e18); the conversions clamp to +-TRACE_NS_MAX,
+ * so a difference of two converted times never overflows. */
+static void conversions_saturate(void)
+{
+    struct host_trace a = { .wall_offset_ns = TRACE_NS_MAX }, b = { .wall_offset_ns = -TRACE_NS_MAX };
+    CHECK(host_shared_ns(&a, TRACE_NS_MAX) == TRACE_NS_MAX);
+    CHECK(host_mono_ns(&b, TRACE_NS_MAX) == TRACE_NS_MAX);
+    CHECK(host_mono_ns(&a, -TRACE_NS_MAX) == -TRACE_NS_MAX);
+    CHECK(host_mono_ns(&a, INT64_MIN) == -TRACE_NS_MAX);
+    CHECK(host_shared_ns(&b, 0) == -TRACE_NS_MAX);
+    struct host_trace c = { .wall_offset_ns = 1700000000000000000 };
+    CHECK(host_shared_ns(&c, 5) == 1700000000000000005);
+    CHECK(host_mono_ns(&c, 1700000000000000005) == 5);
+}
+
 int main(void)
 {
+    run_test("clock conversions saturate at +-2^62 ns", conversions_saturate);
     run_test("host names from HOST=PATH or the file name", names);
     run_test("clock offset is the median of wall - mono", offsets);
     run_test("offset median in bounded memory over 100000 rows", bounded_median);
