@@ -16,6 +16,7 @@
 
 #include "analysis.h"
 #include "analysis_internal.h"
+#include "breakdown.h"
 #include "diag.h"
 #include "hosts.h"
 #include "trace_reader.h"
@@ -135,6 +136,7 @@ static void retotal(const struct analysis_options *o, struct analysis *m)
         w->energy_j = any ? e : NAN;
         w->uncertainty_j = any ? u : NAN;
         w->mean_power_w = w->energy_j / w->duration_s;
+        breakdown_merge_gpus(o, w);
         verdict_window(o, w);
     }
     double *v = malloc(sizeof *v * (size_t)(m->nwindows ? m->nwindows : 1));

@@ -566,6 +566,69 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     tl_free(&cpu);
 }
 
+/* Several hosts: each GPU's breakdown was made on its own host, against
+ * that host's CPU. The window's is rebuilt from them: compute when any GPU
+ * computes, else host-cpu when any GPU's host was busy, else waiting. */
+void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
+{
+    double d = w->duration_s * 1e3, base = 0;
+    int any = 0;
+    struct timeline *gtl = calloc((size_t)(w->ngpu ? w->ngpu : 1), sizeof *gtl);
+    struct timeline cpu = { 0 };
+    for (int i = 0; gtl && i < w->ngpu; i++) {
+        const struct breakdown *b = &w->gpu[i].bd;
+        if (!b->valid)
+            continue;
+        any = 1;
+        base = fmax(base, b->resolution_ms);
+        for (int k = 0; k < b->nseg; k++)
+            tl_push(&gtl[i], b->seg[k].start_ms, b->resolution_ms,
+                    b->seg[k].cls == CLASS_COMPUTE ? ST_BUSY : b->seg[k].cls == CLASS_HOST_CPU ? ST_NONE : ST_IDLE);
+        tl_close(&gtl[i], d);
+    }
+    /* the CPU side: busy where any GPU's own breakdown said host-cpu */
+    if (gtl && any) {
+        struct edge *x = NULL;
+        long m = 0, cap = 0;
+        for (int i = 0; i < w->ngpu; i++)
+            for (int k = 1; k < gtl[i].n; k++) {
+                if (m == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    struct edge *nx = realloc(x, sizeof *x * (size_t)cap);
+                    if (!nx)
+                        break;
+                    x = nx;
+                }
+                x[m++] = (struct edge){ gtl[i].x[k], gtl[i].res[k], 0 };
+            }
+        if (x)
+            qsort(x, (size_t)m, sizeof *x, cmp_edge);
+        struct edge_walk ew = { x, m, 0, 0, 0 };
+        double next, next_res;
+        while (edge_next(&ew, d, &next, &next_res)) {
+            double mid = (ew.prev + next) / 2;
+            int host = 0;
+            for (int i = 0; i < w->ngpu; i++)
+                host |= w->gpu[i].bd.valid && tl_at(&gtl[i], mid) == ST_NONE;
+            if (tl_push(&cpu, ew.prev, ew.prev_res, host ? ST_BUSY : ST_IDLE) != 0)
+                break;
+            ew.prev = next;
+            ew.prev_res = next_res;
+        }
+        tl_close(&cpu, d);
+        free(x);
+        /* host-cpu marked ST_NONE above is "not busy" for the GPU side */
+        struct breakdown bd;
+        if (classify(gtl, w->ngpu, &cpu, d, base, &bd) == 0)
+            w->bd = bd;
+    }
+    for (int i = 0; gtl && i < w->ngpu; i++)
+        tl_free(&gtl[i]);
+    free(gtl);
+    tl_free(&cpu);
+    (void)o;
+}
+
 enum gpu_pattern breakdown_pattern(const struct analysis_options *o, const struct window *w,
                                    int *straggler)
 {

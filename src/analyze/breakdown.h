@@ -36,6 +36,10 @@ enum gpu_pattern { PATTERN_NONE, PATTERN_ALL_COMPUTE, PATTERN_ALL_WAITING, PATTE
 void breakdown_window(const struct analysis_options *o, struct window *w,
                       const struct sensor_cadence *cad, char (*names)[40], int nnames);
 
+/* Several hosts: rebuilds w->bd from its GPUs' own breakdowns (each made
+ * against its host's CPU). */
+void breakdown_merge_gpus(const struct analysis_options *o, struct window *w);
+
 /* The pattern of a multi-GPU window, and the straggler's index into w->gpu. */
 enum gpu_pattern breakdown_pattern(const struct analysis_options *o, const struct window *w,
                                    int *straggler);

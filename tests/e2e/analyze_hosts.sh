@@ -32,4 +32,17 @@ cut -d, -f1,3- nodeb.csv | sed '1s/^t_mono_ns,/t_mono_ns,/' >nowall.csv
 "$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nowall.csv --start nodea:infer_start \
   --end nodea:first_token >out.txt 2>err.txt
 expect_eq "trace without wall clock: exit 2" "$?" 2
+# The breakdown over hosts: nodeb's GPU computes through window 2 (11.5-12.0 s
+# on nodea's clock, 16.5-17.0 s on nodeb's) while nodea's waits; the window
+# computes when any host's GPU does, and each GPU keeps its own breakdown.
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next }
+         $3 == "SAMPLE" && $1 >= 16400000000 && $1 <= 17100000000 { $6 = 100; $13 = "660.000"; $15 = "0x0000000000000000" } { print }' \
+  nodeb.csv >nodeb2.csv
+out=$("$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb2.csv --start nodea:infer_start \
+        --end nodea:first_token --format csv | python3 -c '
+import csv, sys
+r = list(csv.DictReader(sys.stdin))[1]
+print(r["segments"], r["nodea_gpu0_segments"], r["nodeb_gpu0_segments"])' 2>/dev/null)
+expect_eq "two hosts: window 2 computes on nodeb's GPU alone" "$out" \
+  "compute:0.000-500.000 waiting:0.000-500.000 compute:0.000-500.000"
 done_testing
