@@ -47,7 +47,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 CLANG_SANFLAGS := -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all \
                   -fno-omit-frame-pointer
 
-.PHONY: all tests demo demo-python install check check-plain check-asan check-clang bench fuzz soak valgrind clean
+.PHONY: all tests demo demo-python check check-plain check-asan check-clang bench fuzz soak valgrind clean
 
 NVTX_SRC := $(wildcard nvtx/*.c)
 NVTX_OBJ := $(NVTX_SRC:%.c=$(BUILD)/pic-hidden/%.o)
@@ -107,24 +107,6 @@ $(BUILD)/tests/tracecheck: tests/helpers/tracecheck.c $(BUILD)/libflinch.a
 $(BUILD)/tests/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $< -o $@ $(LDLIBS)
-
-# install: DESTDIR/PREFIX/bin/flinch, lib/flinch/libflinch_nvtx.so (where
-# `flinch record --nvtx` looks: ../lib/flinch/ from the binary),
-# include/flinch_mark.h, and flinch.py in the Python site directory of
-# PREFIX (PYTHON_SITE; what `pip install ./python --prefix PREFIX` does).
-PREFIX  ?= /usr/local
-PYTHON  ?= python3
-PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(PREFIX)", "platbase": "$(PREFIX)"}))' 2>/dev/null)
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/flinch $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(BUILD)/flinch $(DESTDIR)$(PREFIX)/bin/flinch
-	install -m 755 $(BUILD)/libflinch_nvtx.so $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so
-	install -m 644 include/flinch_mark.h $(DESTDIR)$(PREFIX)/include/flinch_mark.h
-	@if [ -n "$(PYTHON_SITE)" ]; then \
-	  install -d $(DESTDIR)$(PYTHON_SITE) && \
-	  install -m 644 python/flinch.py $(DESTDIR)$(PYTHON_SITE)/flinch.py && \
-	  echo "install: flinch.py -> $(DESTDIR)$(PYTHON_SITE)"; \
-	else echo "install: no $(PYTHON); flinch.py not installed (pip install ./python)"; fi
 
 demo: all
 	@sh tests/demo.sh $(BUILD)
@@ -192,14 +174,18 @@ valgrind: tests
 #   PREFIX/bin/flinch
 #   PREFIX/include/flinch_mark.h            header-only C client
 #   PREFIX/lib/flinch/libflinch_nvtx.so     `flinch record --nvtx` looks in ../lib/flinch/
-# Later parts hook in here, each with one line below the bridge's: the
-# Python helper (python/, when it lands) goes to PREFIX/lib/flinch/python/
-# (and is named in uninstall too).
+#   PYTHON_SITE/flinch.py                   the Python helper, in PREFIX's site
+#                                           directory (where `pip install ./python
+#                                           --prefix PREFIX` puts it); skipped
+#                                           without python3
 PREFIX  ?= /usr/local
+PYTHON  ?= python3
+PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(PREFIX)", "platbase": "$(PREFIX)"}))' 2>/dev/null)
 DESTDIR ?=
 INSTALL ?= install
 INSTALL_FILES := $(DESTDIR)$(PREFIX)/bin/flinch $(DESTDIR)$(PREFIX)/include/flinch_mark.h \
-                 $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so
+                 $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so \
+                 $(if $(PYTHON_SITE),$(DESTDIR)$(PYTHON_SITE)/flinch.py)
 
 .PHONY: install uninstall
 install: $(BUILD)/flinch $(BUILD)/libflinch_nvtx.so
@@ -207,6 +193,11 @@ install: $(BUILD)/flinch $(BUILD)/libflinch_nvtx.so
 	$(INSTALL) -m 0755 $(BUILD)/flinch $(DESTDIR)$(PREFIX)/bin/flinch
 	$(INSTALL) -m 0644 include/flinch_mark.h $(DESTDIR)$(PREFIX)/include/flinch_mark.h
 	$(INSTALL) -m 0755 $(BUILD)/libflinch_nvtx.so $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so
+	@if [ -n "$(PYTHON_SITE)" ]; then \
+	  $(INSTALL) -d $(DESTDIR)$(PYTHON_SITE) && \
+	  $(INSTALL) -m 0644 python/flinch.py $(DESTDIR)$(PYTHON_SITE)/flinch.py && \
+	  echo "install: flinch.py -> $(DESTDIR)$(PYTHON_SITE)"; \
+	else echo "install: no $(PYTHON): flinch.py not installed (pip install ./python)"; fi
 
 uninstall:
 	rm -f $(INSTALL_FILES)
