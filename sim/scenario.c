@@ -159,6 +159,8 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         { "temp", 200, offsetof(struct sim_reading, temp_c) },
         { "mem_used", (long long)SIM_MEM_TOTAL_MIB, offsetof(struct sim_reading, mem_used_mib) },
         { "pstate", 15, offsetof(struct sim_reading, pstate) },
+        { "pcie_tx", 1000000, offsetof(struct sim_reading, pcie_tx_mbps) },
+        { "pcie_rx", 1000000, offsetof(struct sim_reading, pcie_rx_mbps) },
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strlen(keys[i].key) != klen || strncmp(kv, keys[i].key, klen) != 0)
@@ -169,7 +171,7 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         *(unsigned *)((char *)r + keys[i].off) = (unsigned)n;
         return 0;
     }
-    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate)",
+    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate, pcie_tx, pcie_rx)",
                 (int)klen, kv);
 }
 
@@ -442,7 +444,7 @@ static int init_defaults(struct sim_scenario *sc)
     sc->average_window_ms = 1000;
     sc->energy_base_mj = 1000000;
     sc->power_limit_w = 700;
-    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0 };
+    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0, 0, 0 };
     for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
         sc->lost_after[g] = -1;
         struct sim_timeline *tl = &sc->gpu[g];

@@ -37,6 +37,7 @@ struct sim_reading {
     unsigned util_pct, mem_util_pct, clock_mhz, temp_c, mem_used_mib;
     unsigned long long reasons;
     unsigned pstate;
+    unsigned pcie_tx_mbps, pcie_rx_mbps; /* PCIe traffic, MB/s (10^6 bytes) */
 };
 
 /* One step: from t_ms on (until the next step) the GPU reads r.

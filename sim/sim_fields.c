@@ -18,10 +18,19 @@
 #define NS_PER_MS 1000000LL
 
 #ifndef SIM_LEGACY_ABI
-/* ns of [0, t_ns] (one pass of the timeline, t_ns >= 0) with a bit of
- * mask set in the reasons. */
-static long long reason_ns_from_zero(const struct sim_timeline *tl, unsigned long long mask,
-                                     long long t_ns)
+/* What a counter field adds up over a step: ns while a reasons bit of
+ * mask is set, or PCIe bytes (MB/s x ns / 1000). */
+static long long step_amount(const struct sim_reading *r, unsigned long long mask, int pcie,
+                             long long ns)
+{
+    if (pcie)
+        return (long long)(pcie == 1 ? r->pcie_tx_mbps : r->pcie_rx_mbps) * ns / 1000;
+    return r->reasons & mask ? ns : 0;
+}
+
+/* The amount over [0, t_ns] (one pass of the timeline, t_ns >= 0). */
+static long long amount_from_zero(const struct sim_timeline *tl, unsigned long long mask, int pcie,
+                                  long long t_ns)
 {
     long long total = 0;
     for (size_t i = 0; i < tl->n; i++) {
@@ -31,25 +40,25 @@ static long long reason_ns_from_zero(const struct sim_timeline *tl, unsigned lon
         long long b = i + 1 < tl->n ? tl->steps[i + 1].t_ms * NS_PER_MS : t_ns;
         if (b > t_ns)
             b = t_ns;
-        if (tl->steps[i].r.reasons & mask)
-            total += b - a;
+        total += step_amount(&tl->steps[i].r, mask, pcie, b - a);
     }
     return total;
 }
 
-/* Cumulative ns with a bit of mask set, from scenario time 0 to t_ns. */
-static unsigned long long reason_ns(const struct sim_scenario *sc, unsigned gpu,
-                                    unsigned long long mask, long long t_ns)
+/* The cumulative amount from scenario time 0 to t_ns (pcie: 0 for reason
+ * time under mask, 1 TX bytes, 2 RX bytes). */
+static unsigned long long counter_at(const struct sim_scenario *sc, unsigned gpu,
+                                     unsigned long long mask, int pcie, long long t_ns)
 {
     const struct sim_timeline *tl = &sc->gpu[gpu];
     if (t_ns <= 0)
         return 0;
     if (sc->period_ms <= 0)
-        return (unsigned long long)reason_ns_from_zero(tl, mask, t_ns);
+        return (unsigned long long)amount_from_zero(tl, mask, pcie, t_ns);
     long long period_ns = sc->period_ms * NS_PER_MS;
     long long whole = t_ns / period_ns;
-    return (unsigned long long)(whole * reason_ns_from_zero(tl, mask, period_ns) +
-                                reason_ns_from_zero(tl, mask, t_ns - whole * period_ns));
+    return (unsigned long long)(whole * amount_from_zero(tl, mask, pcie, period_ns) +
+                                amount_from_zero(tl, mask, pcie, t_ns - whole * period_ns));
 }
 
 /* One field at scenario time t: its code, and its value in v. */
@@ -80,9 +89,14 @@ static nvmlReturn_t field_at(unsigned gpu, long long t, nvmlFieldValue_t *v)
             v->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN ? NVML_CLOCKS_EVENT_REASON_HW_THERMAL :
             NVML_CLOCKS_EVENT_REASON_HW_POWER_BRAKE;
         v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
-        v->value.ullVal = reason_ns(sc, gpu, mask, t);
+        v->value.ullVal = counter_at(sc, gpu, mask, 0, t);
         return NVML_SUCCESS;
     }
+    case NVML_FI_DEV_PCIE_COUNT_TX_BYTES:
+    case NVML_FI_DEV_PCIE_COUNT_RX_BYTES:
+        v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+        v->value.ullVal = counter_at(sc, gpu, 0, v->fieldId == NVML_FI_DEV_PCIE_COUNT_TX_BYTES ? 1 : 2, t);
+        return NVML_SUCCESS;
     default:
         return NVML_ERROR_NOT_SUPPORTED;
     }

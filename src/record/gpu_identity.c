@@ -99,6 +99,7 @@ void gpu_fields_label(const struct gpu_dev *dev, char *buf, size_t len)
         NVML_FI_DEV_PERF_POLICY_POWER, NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN,
         NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN,
         NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN,
+        NVML_FI_DEV_PCIE_COUNT_TX_BYTES, NVML_FI_DEV_PCIE_COUNT_RX_BYTES,
     };
     char ok[96] = "", no[96] = "";
     size_t nok = 0, nno = 0;

@@ -11,7 +11,7 @@ static const char *const value_names[GV_COUNT] = {
     "energy counter", "instant power", "memory used", "clock-event reasons",
     "power limit", "energy timestamp", "instant-power timestamp", "P-state",
     "power-cap throttle time", "SW thermal throttle time", "HW thermal throttle time",
-    "HW power-brake throttle time",
+    "HW power-brake throttle time", "PCIe bytes sent", "PCIe bytes received",
 };
 
 /* The fields asked for every tick, and the reading each fills. */
@@ -23,6 +23,8 @@ static const struct { unsigned id; enum gpu_value v; } fast_fields[] = {
     { NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, GV_THR_SW_THERMAL_NS },
     { NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, GV_THR_HW_THERMAL_NS },
     { NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, GV_THR_HW_BRAKE_NS },
+    { NVML_FI_DEV_PCIE_COUNT_TX_BYTES, GV_PCIE_TX_BYTES },
+    { NVML_FI_DEV_PCIE_COUNT_RX_BYTES, GV_PCIE_RX_BYTES },
 };
 #define N_FAST_FIELDS (int)(sizeof fast_fields / sizeof fast_fields[0])
 

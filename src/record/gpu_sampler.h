@@ -8,8 +8,9 @@
  * not spend a tick's worth of them per GPU:
  *
  *   every tick        one nvmlDeviceGetFieldValues call: energy (83),
- *                     instant power (186), 1 s average power (185) and the
- *                     throttle-time counters (74, 269, 270, 271), each with
+ *                     instant power (186), 1 s average power (185), the
+ *                     throttle-time counters (74, 269, 270, 271) and the
+ *                     PCIe byte counters (197, 198), each with
  *                     the driver's own timestamp and return code;
  *                     and utilization (no field id; read every tick because
  *                     the analysis decides busy from it sample by sample);
@@ -61,6 +62,8 @@ enum gpu_value {
     GV_THR_SW_THERMAL_NS, /* field 269 */
     GV_THR_HW_THERMAL_NS, /* field 270 */
     GV_THR_HW_BRAKE_NS,   /* field 271 */
+    GV_PCIE_TX_BYTES,     /* field 197: raw, as the driver gives it (may wrap) */
+    GV_PCIE_RX_BYTES,     /* field 198 */
     GV_COUNT
 };
 
@@ -71,7 +74,7 @@ struct gpu_reading {
     unsigned long long v[GV_COUNT];
 };
 
-#define GPU_FIELD_MAX 8
+#define GPU_FIELD_MAX 12
 
 struct gpu_dev {
     unsigned index;

@@ -121,6 +121,8 @@ typedef struct nvmlFieldValue_st {
 #define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83 /* mJ since the driver was loaded */
 #define NVML_FI_DEV_POWER_AVERAGE 185 /* mW, 1 s average (Ampere and newer) */
 #define NVML_FI_DEV_POWER_INSTANT 186 /* mW, current power */
+#define NVML_FI_DEV_PCIE_COUNT_TX_BYTES 197 /* bytes the GPU sent over PCIe, cumulative */
+#define NVML_FI_DEV_PCIE_COUNT_RX_BYTES 198 /* bytes it received */
 /* ns of SW thermal, HW thermal and HW power-brake slowdown, as CUDA 13's
  * nvml.h numbers them (r570's header had them at 251-253; see README). */
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269

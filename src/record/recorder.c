@@ -334,6 +334,8 @@ static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
     if (gpu_has(g, GV_THR_SW_THERMAL_NS)) trace_row_uint(row, COL_GPU_THROTTLE_SW_THERMAL_NS, g->v[GV_THR_SW_THERMAL_NS]);
     if (gpu_has(g, GV_THR_HW_THERMAL_NS)) trace_row_uint(row, COL_GPU_THROTTLE_HW_THERMAL_NS, g->v[GV_THR_HW_THERMAL_NS]);
     if (gpu_has(g, GV_THR_HW_BRAKE_NS))  trace_row_uint(row, COL_GPU_THROTTLE_HW_BRAKE_NS, g->v[GV_THR_HW_BRAKE_NS]);
+    if (gpu_has(g, GV_PCIE_TX_BYTES))    trace_row_uint(row, COL_GPU_PCIE_TX_BYTES, g->v[GV_PCIE_TX_BYTES]);
+    if (gpu_has(g, GV_PCIE_RX_BYTES))    trace_row_uint(row, COL_GPU_PCIE_RX_BYTES, g->v[GV_PCIE_RX_BYTES]);
 }
 
 /* The power the live status line shows: instantaneous where the GPU has

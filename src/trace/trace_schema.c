@@ -16,6 +16,7 @@ const char *const trace_column_names[COL_COUNT] = {
     "gpu_energy_ts_us", "gpu_power_instant_ts_us", "gpu_pstate",
     "gpu_throttle_power_cap_ns", "gpu_throttle_sw_thermal_ns",
     "gpu_throttle_hw_thermal_ns", "gpu_throttle_hw_brake_ns",
+    "gpu_pcie_tx_bytes", "gpu_pcie_rx_bytes",
 };
 
 void trace_rapl_column_name(const char *domain, char *buf, size_t cap)

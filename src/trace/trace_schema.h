@@ -58,6 +58,8 @@ enum trace_column {
     COL_GPU_THROTTLE_SW_THERMAL_NS,  /* ... by SW thermal slowdown */
     COL_GPU_THROTTLE_HW_THERMAL_NS,  /* ... by HW thermal slowdown */
     COL_GPU_THROTTLE_HW_BRAKE_NS,    /* ... by HW power-brake slowdown */
+    COL_GPU_PCIE_TX_BYTES,    /* field 197: PCIe bytes sent by the GPU, raw counter (may wrap) */
+    COL_GPU_PCIE_RX_BYTES,    /* field 198: PCIe bytes received */
     COL_COUNT
 };
 

@@ -56,6 +56,18 @@ lastv=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $3 == "SA
 check "power-cap throttle time over the recording is its length ($((lastv - first)) ns)" \
   near "$((lastv - first))" 990000000 30000000
 
+# --- PCIe byte counters (fields 197/198) in the same call ---------------------
+printf 'at 0 power=300 pcie_tx=1000 pcie_rx=250\n' > pcie.scn
+rec pcie.scn pcie.csv --seconds 0.5 --interval-ms 10
+res=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $3 == "SAMPLE" {
+        if (!n++) { t0 = $1; x0 = $c["gpu_pcie_tx_bytes"]; r0 = $c["gpu_pcie_rx_bytes"] }
+        t1 = $1; x1 = $c["gpu_pcie_tx_bytes"]; r1 = $c["gpu_pcie_rx_bytes"] }
+      END { dt = (t1 - t0) / 1e9; printf "%.2f %.2f", (x1 - x0) / 1e9 / dt, (r1 - r0) / 1e9 / dt }' pcie.csv)
+tx=${res% *}; rx=${res#* }
+check "PCIe TX counter grows at the scenario's 1000 MB/s ($tx GB/s over the stamps)" near "$tx" 1.00 0.05
+check "PCIe RX counter grows at 250 MB/s ($rx GB/s)" near "$rx" 0.25 0.02
+expect_eq "PCIe counters cost no call of their own" "$(calls nvmlDeviceGetFieldValues)" "$(grep -c ',SAMPLE,' pcie.csv)"
+
 # --- at 1 ms: the same in ticks --------------------------------------------
 rec base.scn fast.csv --seconds 0.5 --interval-ms 1
 ticks=$(grep -c ',SAMPLE,' fast.csv)

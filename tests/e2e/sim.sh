@@ -261,7 +261,7 @@ perr "bad gpus" 'gpus 0\n' "flinch-sim: bad.scn:1: gpus: expected an integer 1..
 perr "at out of order" 'at 1000 power=1\nat 500 power=2\n' \
   "flinch-sim: bad.scn:2: at: time 500 is before the previous at (1000); at lines must be in time order"
 perr "unknown key" '\nat 0 pwr=3\n' \
-  "flinch-sim: bad.scn:2: at: unknown key 'pwr' (power, util, mem_util, clock, temp, mem_used, reasons, pstate)"
+  "flinch-sim: bad.scn:2: at: unknown key 'pwr' (power, util, mem_util, clock, temp, mem_used, reasons, pstate, pcie_tx, pcie_rx)"
 perr "bad value" 'at 0 util=101\n' "flinch-sim: bad.scn:1: at: util: expected an integer 0..100, got '101'"
 perr "unknown function" 'unsupported nvmlDeviceGetPower\n' \
   "flinch-sim: bad.scn:1: unsupported: unknown function 'nvmlDeviceGetPower'"
