@@ -49,6 +49,7 @@ enum verdict {
 #define WINDOW_COUNTER_JUMP      0x1000
 #define WINDOW_POWER_FROZEN      0x2000
 #define WINDOW_SENSOR_LOST       0x4000
+#define WINDOW_UNDER_POWER_PERIOD 0x8000 /* from instant power, and shorter than its refresh period */
 
 /* The classes of a window's time (breakdown.h); the tokens are the same in
  * every output: "compute", "host-cpu", "waiting". */

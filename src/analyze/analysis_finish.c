@@ -144,6 +144,11 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         g->util_period_s = util_period[s];
         if (!isnan(util_period[s]) && !isnan(g->util_pct) && w->duration_s < util_period[s])
             g->flags |= WINDOW_UNDER_UTIL;
+        /* energy from instant power over fewer than one of its refreshes */
+        const struct cadence *ci = c->a->cadence ? &c->a->cadence[s * SENSOR_N + SENSOR_INSTANT] : NULL;
+        if (g->source == SOURCE_INSTANT && ci && !ci->at_most && !isnan(ci->period_s)
+            && w->duration_s < ci->period_s)
+            g->flags |= WINDOW_UNDER_POWER_PERIOD;
         g->uncertainty_j = energy_uncertainty_j(g, w->duration_s);
         w->flags |= g->flags;
         if (!isnan(g->energy_j)) {

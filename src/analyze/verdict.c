@@ -126,6 +126,9 @@ static const char *inconclusive_reason(const struct window *w)
         return "fewer than two samples in the window";
     if (w->flags & WINDOW_UNDER_STEP)
         return "the window is shorter than the energy counter's update step";
+    if (w->flags & WINDOW_UNDER_POWER_PERIOD)
+        return "the window's energy comes from instantaneous power, which refreshes less often than "
+               "the window lasts";
     if (w->flags & WINDOW_UNDER_UTIL)
         return "the window is shorter than the utilization sensor's update period, so its gpu util "
                "describes mostly the time before it";

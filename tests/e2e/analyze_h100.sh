@@ -27,7 +27,7 @@ rec() {
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$EPOCH FLINCH_SIM_SCENARIO=$scn \
     "$FLINCH" record --nvml-lib "$SIM" -o "$csv" -s 3.5 --no-rapl -q "$@" || return 1
   n=$(head -n 1 "$csv" | awk -F, '{ print NF }')
-  for m in "s 1000" "e 1724" "short 2500" "short_end 2600"; do
+  for m in "s 1000" "e 1724" "short 2500" "short_end 2600" "tiny 2500" "tiny_end 2550"; do
     set -- $m
     awk -v n="$n" -v t=$((EPOCH + $2 * 1000000)) -v l="$1" \
       'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>"$csv"
@@ -79,6 +79,16 @@ out=$("$FLINCH" analyze --csv n.csv --start s --end e)
 got=$(echo "$out" | sed -n 's/^gpu_energy_J≈\([0-9.]*\).*/\1/p')
 unc=$(echo "$out" | sed -n 's/.*at the edges, +-\([0-9.]*\) J.*/\1/p')
 check "h100, load moving right after the window: exact inside +-$unc J ($got J)" near "$got" "$exact" "$unc"
+
+# Without the counter the energy comes from instant power: a 50 ms window
+# is shorter than its ~100 ms refresh.
+{ printf 'unsupported field:83\nunsupported nvmlDeviceGetTotalEnergyConsumption\n'; cat burst.scn; } >nocounter.scn
+rec nocounter.scn nc.csv -i 10 --dither
+out=$("$FLINCH" analyze --csv nc.csv --start tiny --end tiny_end)
+expect_match "h100, no counter: a 50 ms window from instant power is flagged under-power-period" \
+  'flags: .*under-power-period' "$out"
+expect_match "h100, no counter: and its verdict says why" \
+  "verdict=inconclusive .*instantaneous power, which refreshes less often than the window lasts" "$out"
 
 sed 's/^preset h100/preset ideal/' burst.scn >ideal.scn
 rec ideal.scn i.csv -i 10
