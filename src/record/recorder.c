@@ -351,6 +351,16 @@ static void note_power(struct recorder *r, const struct trace_row *row)
         snprintf(r->last_power, sizeof r->last_power, "-");
 }
 
+/* The thread sampler follows the tree this watcher finds (one tree
+ * enumeration for both). */
+static void feed_thread_sampler(struct recorder *r)
+{
+    pid_t pids[PROC_TREE_MAX];
+    for (int i = 0; i < r->tree.nmember; i++)
+        pids[i] = r->tree.member[i].pid;
+    thread_sampler_set_tree(r->threads, pids, r->tree.nmember);
+}
+
 /* One tick. Returns 0, or the index+1 of a GPU that was lost.
  *
  * The GPUs are read first, right after the wake-up, and only then the host
@@ -380,6 +390,8 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
         r->proc_rc = proc_watch_read(&r->proc, &r->proc_cpu_ns, &r->proc_state);
         if (r->have_tree)
             proc_tree_read(&r->tree, mono_ns(), &r->tree_cpu_ns, &r->tree_procs);
+        if (r->have_tree && r->threads)
+            feed_thread_sampler(r);
     }
     for (int i = 0; i < r->ngpu; i++)
         r->gpus[i].tick = tick;

@@ -1,7 +1,8 @@
 /*
  * thread_sampler.c — the thread-state sampler (see thread_sampler.h).
  *
- * Each sweep lists the tree (thread_tree), probes every thread
+ * Each sweep takes the process tree the recorder's tree watcher last found
+ * (proc_tree.h, fed through thread_sampler_set_tree), probes every thread
  * (thread_probe), and writes only what changed since the previous sweep:
  * an `S` line with the sweep's time, then `N` for a thread that appeared
  * or was renamed, `T` for a thread whose state changed and `X` for one
@@ -29,16 +30,11 @@
 
 #include "clock.h"
 #include "diag.h"
-#include "thread_tree.h"
 #include "thread_probe.h"
 #include "thread_sampler.h"
 #include "threads_file.h"
 
 #define MAX_PIDS 4096
-/* Listing the tree reads every thread's children file, which costs as much
- * as probing it, so the tree is listed at most this often; the threads of
- * a process already in the tree are listed every sweep. */
-#define TREE_EVERY_NS (1000 * NS_PER_MS)
 
 struct known_thread {
     pid_t tid, pid;
@@ -71,9 +67,11 @@ struct thread_sampler {
     int nnotes;
     unsigned said;               /* PROBE_* bits already reported */
     int said_too_many;
-    pid_t pids[MAX_PIDS];        /* the tree, listed every TREE_EVERY_NS */
+    pid_t pids[MAX_PIDS];        /* the tree for this sweep */
     int npids;
-    int64_t next_tree_ns;
+    pthread_mutex_t tree_lock;   /* guards fed[]: the recorder's latest tree */
+    pid_t fed[MAX_PIDS];
+    int nfed;                    /* -1: nothing fed yet */
     char *buf;
     size_t len, cap;
     int failed;
@@ -251,10 +249,12 @@ static void probe_pid(struct thread_sampler *s, pid_t pid, const struct pid_note
 static void sweep(struct thread_sampler *s)
 {
     int64_t now = mono_ns();
-    if (now >= s->next_tree_ns || s->npids == 0) {
-        s->npids = thread_tree_list(s->proc_root, s->root, s->pids, MAX_PIDS);
-        s->next_tree_ns = now + TREE_EVERY_NS;
+    pthread_mutex_lock(&s->tree_lock);
+    if (s->nfed >= 0) {
+        memcpy(s->pids, s->fed, sizeof s->pids[0] * (size_t)s->nfed);
+        s->npids = s->nfed;
     }
+    pthread_mutex_unlock(&s->tree_lock);
     append(s, "S %lld\n", (long long)now);
     s->ncur = 0;
     memset(s->seen, 0, (size_t)s->nold);
@@ -401,6 +401,9 @@ struct thread_sampler *thread_sampler_start(const char *trace_path, pid_t root, 
         free_sampler(s);
         return NULL;
     }
+    s->pids[0] = root;
+    s->npids = 1;
+    s->nfed = -1;
     append(s, "B %lld root=%d interval_ms=%d arch=%s\n", (long long)mono_ns(), (int)root,
            interval_ms, syscall_arch_name(s->arch));
     pthread_condattr_t ca;
@@ -409,14 +412,25 @@ struct thread_sampler *thread_sampler_start(const char *trace_path, pid_t root, 
     pthread_cond_init(&s->wake, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->tree_lock, NULL);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
         diag_warn("thread states: cannot start the sampler thread; none recorded");
         pthread_cond_destroy(&s->wake);
         pthread_mutex_destroy(&s->lock);
+        pthread_mutex_destroy(&s->tree_lock);
         free_sampler(s);
         return NULL;
     }
     return s;
+}
+
+void thread_sampler_set_tree(struct thread_sampler *s, const pid_t *pids, int n)
+{
+    if (!s || pthread_mutex_trylock(&s->tree_lock) != 0)
+        return;
+    s->nfed = n < MAX_PIDS ? n : MAX_PIDS;
+    memcpy(s->fed, pids, sizeof s->fed[0] * (size_t)s->nfed);
+    pthread_mutex_unlock(&s->tree_lock);
 }
 
 void thread_sampler_stop(struct thread_sampler *s)
@@ -430,5 +444,6 @@ void thread_sampler_stop(struct thread_sampler *s)
     pthread_join(s->thread, NULL);
     pthread_cond_destroy(&s->wake);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->tree_lock);
     free_sampler(s);
 }

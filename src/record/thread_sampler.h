@@ -24,6 +24,12 @@ struct thread_sampler;
 struct thread_sampler *thread_sampler_start(const char *trace_path, pid_t root, int interval_ms,
                                             const char *proc_root);
 
+/* The process tree to sample, as the recorder's tree watcher (proc_tree.h)
+ * last found it; until the first call, the root alone. Called from the
+ * recorder's loop: it never waits (a sampler busy copying the last list
+ * skips this one). */
+void thread_sampler_set_tree(struct thread_sampler *s, const pid_t *pids, int n);
+
 /* Takes a last sweep, writes the end line, stops the thread and frees s
  * (NULL is fine). */
 void thread_sampler_stop(struct thread_sampler *s);

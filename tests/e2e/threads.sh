@@ -67,6 +67,15 @@ expect_match "text: one threads line per window" \
   "^  threads \\(every 20 ms, edges \\+-10 ms\\): (network [0-9]+ ms: accept in accept on a socket [0-9]+%|sleep)" \
   "$(printf '%s\n' "$out" | grep '^  threads')"
 
+# The process tree: the server as a child of sh -c is sampled too (the
+# recorder's tree watcher feeds the sampler).
+rec --out tree.csv --threads-ms 20 -- sh -c "\"$HELPERS/blocker\" phases 300; true" 2>err.txt
+expect_eq "child of sh -c: exit status" "$?" 0
+got=$(shares tree.csv accept accept network)
+expect_match "child of sh -c: its accept thread is network" "^(8[0-9]|9[0-9]|100) [01]$" "$got"
+got=$(shares tree.csv accept sh other)
+expect_match "child of sh -c: sh waits for it (wait4: other)" "^(9[0-9]|100) [01]$" "$got"
+
 rec --out py.csv --threads-ms 20 -- python3 "$ROOT/tests/helpers/blocker.py" 500 2>err.txt
 expect_eq "Python server: exit status" "$?" 0
 [ "$fs" = tmpfs ] || check_phases "Python server" py.csv
