@@ -15,27 +15,14 @@
 
 #include "clock.h"
 #include "proc_tree.h"
+#include "proc_watch.h"
 
 #define SCAN_EVERY_NS (1000 * 1000000LL)
 #define THREADS_EVERY_NS (100 * 1000000LL)
 
 static ssize_t read_file(const char *path, char *buf, size_t size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t got = 0;
-    while ((size_t)got + 1 < size) {
-        ssize_t n = read(fd, buf + got, size - 1 - (size_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += n;
-    }
-    close(fd);
-    buf[got] = '\0';
-    return got;
+    return proc_read_small_file(AT_FDCWD, path, buf, size);
 }
 
 struct pstat {

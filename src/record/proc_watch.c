@@ -18,7 +18,7 @@
 
 /* Reads a small /proc file whole into buf (NUL-terminated); path is
  * relative to dir_fd (or AT_FDCWD). -1 with errno. */
-static ssize_t read_small_file(int dir_fd, const char *path, char *buf, size_t size)
+ssize_t proc_read_small_file(int dir_fd, const char *path, char *buf, size_t size)
 {
     int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -54,7 +54,7 @@ static int read_stat(pid_t pid, char *state, unsigned long long *start_ticks)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    ssize_t n = read_small_file(AT_FDCWD, path, buf, sizeof buf);
+    ssize_t n = proc_read_small_file(AT_FDCWD, path, buf, sizeof buf);
     if (n < 0)
         return -1;
     char *paren = strrchr(buf, ')');
@@ -97,7 +97,7 @@ static int read_schedstat_sum(pid_t pid, int64_t *cpu_ns)
             continue;
         char path[300], buf[128];
         snprintf(path, sizeof path, "%s/schedstat", ent->d_name);
-        if (read_small_file(dirfd(dir), path, buf, sizeof buf) <= 0)
+        if (proc_read_small_file(dirfd(dir), path, buf, sizeof buf) <= 0)
             continue;               /* thread exited meanwhile */
         sum += strtoll(buf, NULL, 10);
         threads++;

@@ -22,6 +22,10 @@ struct proc_watch {
     unsigned long long start_ticks; /* /proc/PID/stat starttime: spots pid reuse */
 };
 
+/* Reads a small /proc file whole into buf (NUL-terminated); path is
+ * relative to dir_fd (or AT_FDCWD). Bytes read, or -1 with errno. */
+ssize_t proc_read_small_file(int dir_fd, const char *path, char *buf, size_t size);
+
 /* 0 on success; -1 with errno (ESRCH: no such process). */
 int proc_watch_open(struct proc_watch *w, pid_t pid);
 
