@@ -9,6 +9,7 @@
 #include "labels_seen.h"
 #include "perfetto_export.h"
 #include "proc_rate.h"
+#include "trace_event.h"
 #include "trace_limits.h"
 #include "trace_reader.h"
 
@@ -119,8 +120,29 @@ static void host_metadata(FILE *f, const struct host_trace *hs, int h)
     perfetto_metadata(f, "thread_name", host_pid(h), TID_EVENTS, "events");
 }
 
+/* What the recorder said about GPU id (its flinch_gpu EVENT row, which comes
+ * before the GPU's first sample): "NAME, UUID", or "" when it said nothing. */
+struct gpu_desc {
+    int id;
+    char text[128];
+};
+
+static void remember_gpu(struct gpu_desc *d, int *n, const char *label)
+{
+    char v[16], name[64] = "", uuid[48] = "";
+    if (*n == TRACE_MAX_GPUS || !trace_event_is(label, EVENT_GPU) ||
+        trace_event_value(label, "index", v, sizeof v) != 0)
+        return;
+    trace_event_value(label, "name", name, sizeof name);
+    trace_event_value(label, "uuid", uuid, sizeof uuid);
+    d[*n].id = atoi(v);
+    snprintf(d[*n].text, sizeof d[*n].text, "%s, %s", name, uuid);
+    (*n)++;
+}
+
 static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
-                                   struct gpu_track *t, int *n, int id)
+                                   struct gpu_track *t, int *n, int id,
+                                   const struct gpu_desc *d, int nd)
 {
     for (int i = 0; i < *n; i++)
         if (t[i].id == id)
@@ -134,8 +156,11 @@ static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
     g->id = id;
     for (int k = 0; k < NGPU_COUNTERS; k++)
         g->last[k] = NAN;
-    char name[HOST_NAME_LEN + 32];
+    char name[HOST_NAME_LEN + 160];
     snprintf(name, sizeof name, "GPU %d (%s)", id, hs[h].name);
+    for (int i = 0; i < nd; i++)
+        if (d[i].id == id)
+            snprintf(name, sizeof name, "GPU %d (%s): %s", id, hs[h].name, d[i].text);
     perfetto_metadata(f, "process_name", gpu_pid(h, id), 0, name);
     sort_index(f, gpu_pid(h, id));
     return g;
@@ -164,6 +189,8 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
     }
     host_metadata(f, hs, h);
     struct gpu_track tracks[TRACE_MAX_GPUS];
+    static struct gpu_desc descs[TRACE_MAX_GPUS];
+    int ndescs = 0;
     int ntracks = 0, host_gpu = -2, seen_start = 0, seen_end = 0;
     double last_cpu = NAN, last_cores = NAN, cores;
     struct proc_rate rate;
@@ -181,10 +208,12 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
             continue;
         }
         if (row.type == TRACE_EVENT) {
+            remember_gpu(descs, &ndescs, row.label);
             instant(f, host_pid(h), TID_EVENTS, "t", ts, &row);
             continue;
         }
-        struct gpu_track *g = gpu_track(f, hs, h, tracks, &ntracks, row.gpu < 0 ? 0 : row.gpu);
+        struct gpu_track *g = gpu_track(f, hs, h, tracks, &ntracks, row.gpu < 0 ? 0 : row.gpu,
+                                        descs, ndescs);
         if (!g) {
             trace_reader_close(&tr);
             return EXIT_USAGE;

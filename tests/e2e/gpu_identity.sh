@@ -60,6 +60,14 @@ expect_eq "analyze: persistence mode off warned" "$(cat err.txt)" \
   "flinch analyze: warning: pm.csv: gpu 0 (Simulated H200): persistence mode off: NVML calls can be slow (the driver may reinitialise the GPU between clients), so samples may be late; enable it with nvidia-smi -pm 1"
 expect_match "analyze: ... and on the gpu line" "^gpu 0: Simulated H200, .*, persistence mode off$" "$out"
 
+# --- export: GPU tracks named after the GPUs, the host after the recorder's
+sed "s/flinch_host name=$host /flinch_host name=nodeA /" two.csv > a.csv
+"$FLINCH" export -f perfetto a.csv -o a.json -q --no-windows
+expect_eq "export: GPU tracks carry name and UUID, host the recorded name" \
+  "$(grep -o '"GPU [0-9] [^"]*"' a.json | sort -u)" \
+  "\"GPU 0 (nodeA): Simulated H200, GPU-5151a000-0000-4000-8000-000000000000\"
+\"GPU 1 (nodeA): Simulated H200, GPU-5151a000-0000-4000-8000-000000000001\""
+
 # --- host names from the traces ---------------------------------------------
 sed "s/flinch_host name=$host /flinch_host name=nodeA /" two.csv > a.csv
 sed "s/flinch_host name=$host /flinch_host name=nodeB /" pm.csv > b.csv
