@@ -8,7 +8,9 @@
  * Besides memory errors it checks the parser's promises: an accepted label
  * is 1..MARK_LABEL_MAX bytes, NUL-terminated, free of control characters
  * and of surrounding spaces; a stamp is positive; a rejected line leaves
- * the label empty and no stamp.
+ * the label empty and no stamp; accepted range attributes written in
+ * canonical form (mark_attrs_format, the trace's mark_attrs cell) parse
+ * back to the same attributes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,7 +44,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (m.has_stamp ? m.stamp_ns <= 0 : m.stamp_ns != 0)
             abort();
-    } else if (len != 0 || m.has_stamp || m.stamp_ns != 0) {
+        if (m.has_attrs && !m.has_stamp)
+            abort();
+        char text[MARK_ATTRS_MAX + 1];
+        size_t tl = mark_attrs_format(&m.attrs, text, sizeof text);
+        struct mark_attrs back;
+        if (tl > 0) {
+            if (mark_attrs_parse(text, tl, &back) != 0 || back.edge != m.attrs.edge ||
+                strcmp(back.range_id, m.attrs.range_id) != 0 || back.has_tid != m.attrs.has_tid ||
+                back.tid != m.attrs.tid || strcmp(back.domain, m.attrs.domain) != 0)
+                abort();
+        }
+    } else if (len != 0 || m.has_stamp || m.stamp_ns != 0 || m.has_attrs) {
         abort();
     }
     if (mark_line_status_str(st) == NULL)
