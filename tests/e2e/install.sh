@@ -15,6 +15,10 @@ p="$stage$prefix"
 expect_eq "the binary, 0755" "$(stat -c %a "$p/bin/flinch" 2>&1)" 755
 expect_eq "the C header, 0644" "$(stat -c %a "$p/include/flinch_mark.h" 2>&1)" 644
 expect_eq "the NVTX bridge, 0755" "$(stat -c %a "$p/lib/flinch/libflinch_nvtx.so" 2>&1)" 755
+if command -v python3 >/dev/null 2>&1; then
+  expect_eq "the Python helper, 0644, in PREFIX's site directory" \
+    "$(find "$p" -name flinch.py -perm 0644 | wc -l)" 1
+fi
 check "installed binary is the built one" cmp -s "$p/bin/flinch" "$BUILD/flinch"
 check "installed flinch runs (flinch record --help)" sh -c "'$p/bin/flinch' record --help | grep -q -- --out"
 "$p/bin/flinch" record --out n.csv --nvml-lib "$SIM" --no-rapl --seconds 0.05 --nvtx -- true 2>err.txt
