@@ -67,7 +67,7 @@ static int gpu_pid(int h, int gpu)
 }
 
 /* Microseconds with exactly 3 decimals, from integer nanoseconds. */
-static void write_ts(FILE *f, const char *key, int64_t ns)
+void perfetto_write_ts(FILE *f, const char *key, int64_t ns)
 {
     const char *sign = ns < 0 ? "-" : "";
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -103,7 +103,7 @@ static void counter(FILE *f, int pid, const char *name, const char *unit, int64_
 {
     perfetto_event_start(f);
     fprintf(f, "{\"name\":\"%s\",\"ph\":\"C\",\"pid\":%d,\"tid\":0", name, pid);
-    write_ts(f, "ts", ts_ns);
+    perfetto_write_ts(f, "ts", ts_ns);
     fprintf(f, ",\"args\":{\"%s\":", unit);
     write_num(f, v);
     fputs("}}", f);
@@ -174,7 +174,7 @@ static void instant(FILE *f, int pid, int tid, const char *scope, int64_t ts_ns,
     fputs("{\"name\":", f);
     json_write_string(f, row->label);
     fprintf(f, ",\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":%d", scope, pid, tid);
-    write_ts(f, "ts", ts_ns);
+    perfetto_write_ts(f, "ts", ts_ns);
     fprintf(f, ",\"args\":{\"line\":%ld}}", row->line);
 }
 
@@ -257,8 +257,8 @@ static void write_segments(FILE *f, const struct window *w, int pid, int64_t sta
         perfetto_event_start(f);
         fprintf(f, "{\"name\":\"%s\",\"cat\":\"segment\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d",
                 time_class_name(sg->cls), pid, TID_WINDOWS);
-        write_ts(f, "ts", start_ns + s0);
-        write_ts(f, "dur", s1 - s0);
+        perfetto_write_ts(f, "ts", start_ns + s0);
+        perfetto_write_ts(f, "dur", s1 - s0);
         fprintf(f, ",\"args\":{\"window\":%ld,\"resolution_ms\":", w->index);
         write_num(f, w->bd.resolution_ms);
         fputs("}}", f);
@@ -277,8 +277,8 @@ void perfetto_write_windows(FILE *f, const struct host_trace *hs, int h, int64_t
         json_write_string(f, name);
         fprintf(f, ",\"cat\":\"window\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d", host_pid(h),
                 TID_WINDOWS);
-        write_ts(f, "ts", host_shared_ns(&hs[h], w->t_start_ns) - origin_ns);
-        write_ts(f, "dur", w->t_end_ns - w->t_start_ns);
+        perfetto_write_ts(f, "ts", host_shared_ns(&hs[h], w->t_start_ns) - origin_ns);
+        perfetto_write_ts(f, "dur", w->t_end_ns - w->t_start_ns);
         fprintf(f, ",\"args\":{\"window\":%ld,\"verdict\":\"%s\",\"energy_J\":", w->index,
                 verdict_name(w->verdict));
         write_num(f, w->energy_j);

@@ -10,7 +10,6 @@
  * a trace without one adds nothing. Process id 100000 + h (clear of the
  * host and GPU ids of perfetto_export.h); thread ids are the real tids.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,13 +18,6 @@
 #include "perfetto_export.h"
 #include "thread_class.h"
 #include "threads_file.h"
-
-static void ts_field(FILE *f, const char *key, int64_t ns)
-{
-    const char *sign = ns < 0 ? "-" : "";
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    fprintf(f, ",\"%s\":%s%" PRIu64 ".%03" PRIu64, key, sign, a / 1000, a % 1000);
-}
 
 static int named_before(const long *named, long n, long tid)
 {
@@ -74,8 +66,8 @@ int perfetto_write_threads(FILE *f, const struct host_trace *hs, int h, int64_t 
         perfetto_event_start(f);
         fprintf(f, "{\"name\":\"%s\",\"cat\":\"thread\",\"ph\":\"X\",\"pid\":%d,\"tid\":%ld",
                 thread_class_name(c), pid, sp.tid);
-        ts_field(f, "ts", host_shared_ns(&hs[h], sp.t0_ns) - origin_ns);
-        ts_field(f, "dur", sp.t1_ns - sp.t0_ns);
+        perfetto_write_ts(f, "ts", host_shared_ns(&hs[h], sp.t0_ns) - origin_ns);
+        perfetto_write_ts(f, "dur", sp.t1_ns - sp.t0_ns);
         fputs(",\"args\":{\"in\":", f);
         json_write_string(f, detail);
         fprintf(f, ",\"state\":\"%c\",\"wchan\":", sp.state);
