@@ -177,6 +177,12 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         if (isnan(cad[s].util_period_ms) && !(cu && cu->at_most))
             cad[s].util_period_ms = c->hold_util_ms[s];
     }
+    /* GpuIdle counts only where it is live: a driver that never sets it,
+     * or never clears it, says nothing (set by the end of the trace) */
+    for (int k = 0; w->tape && k < w->tape->ngpu; k++)
+        for (int s = 0; s < c->ngpu; s++)
+            if (c->gpu[s].id == w->tape->gpu_id[k])
+                w->tape->idle_bit_live[k] = c->gpu[s].idle_bit_seen == 3;
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);
     window_tape_free(w->tape);

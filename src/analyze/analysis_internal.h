@@ -47,6 +47,7 @@ struct gpu_stream {
     int medium_every_tick;             /* EVERY_TICK_*: changed on a row that repeats: read every row */
     float last_util, last_clock;
     signed char last_idle_bit;
+    unsigned idle_bit_seen;            /* bit 0: GpuIdle seen clear, bit 1: seen set (both: the flag is live) */
 };
 
 #define THREAD_NAMES_MAX 256

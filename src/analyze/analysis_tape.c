@@ -102,6 +102,8 @@ int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
         s.sm_active_pct = NAN;
         s.idle_bit = isnan(r->v[COL_GPU_CLOCK_EVENT_REASONS]) ? -1 : (signed char)(r->clock_event_reasons & 1);
         s.medium_fresh = medium_fresh(g, r, &s);
+        if (s.idle_bit >= 0)
+            g->idle_bit_seen |= 1u << s.idle_bit;
         if (push(c, &g->tape, &s) != 0)
             return -1;
     }

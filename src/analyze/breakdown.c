@@ -243,7 +243,8 @@ static double nz(double v)
 /* The fused busy/idle timeline of one GPU; *base_res: the resolution an
  * edge would have with the best signal present. */
 static int gpu_timeline(const struct analysis_options *o, const struct window_gpu *g,
-                        const struct gpu_sample *smp, long n, int medium_every_tick, double t0,
+                        const struct gpu_sample *smp, long n, int medium_every_tick,
+                        int idle_bit_live, double t0,
                         double d, const struct sensor_cadence *cad, struct timeline *out,
                         double *base_res)
 {
@@ -290,7 +291,7 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
             st[SIG_UTIL] = 0x80 | (p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
         if (!isnan(p->sm_active_pct))
             st[SIG_SMACT] = 0x80 | (p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
-        if (fresh_reasons && p->idle_bit >= 0)
+        if (idle_bit_live && fresh_reasons && p->idle_bit >= 0)
             st[SIG_IDLEBIT] = 0x80 | (p->idle_bit ? ST_IDLE : ST_BUSY);
         if (levels && !isnan(p->power_average_w)) {
             double f = frac_of(p->power_average_w, g->idle_w, g->busy_w);
@@ -540,7 +541,8 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
             tl_close(&gtl[i], d);          /* no samples: never busy */
             continue;
         }
-        if (gpu_timeline(o, g, wt->gpu[k], wt->ngpu_samples[k], wt->medium_every_tick[k], t0, d,
+        if (gpu_timeline(o, g, wt->gpu[k], wt->ngpu_samples[k], wt->medium_every_tick[k],
+                         wt->idle_bit_live[k], t0, d,
                          cad ? &cad[i] : NULL,
                          &gtl[i], &base[i]) != 0 || classify(&gtl[i], 1, &cpu, d, base[i], &g->bd) != 0) {
             ok = 0;

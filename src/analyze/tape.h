@@ -72,6 +72,7 @@ struct window_tape {
     struct gpu_sample *gpu[TAPE_MAX_GPUS];
     long ngpu_samples[TAPE_MAX_GPUS];
     int medium_every_tick[TAPE_MAX_GPUS];  /* EVERY_TICK_*: which of those are fresh on every row */
+    int idle_bit_live[TAPE_MAX_GPUS];      /* GpuIdle was seen both set and clear in the trace */
     struct host_sample *host;
     long nhost;
 };

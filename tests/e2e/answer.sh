@@ -59,6 +59,13 @@ r = list(csv.DictReader(sys.stdin))[0]
 print(r["compute_ms"], r["host_cpu_ms"], r["waiting_ms"], r["resolution_ms"], r["segments"], r["gpu0_segments"])' 2>/dev/null)" \
   "424.000 0.000 300.000 45.000 waiting:0.000-300.000;compute:300.000-724.000 waiting:0.000-300.000;compute:300.000-724.000"
 
+# A GpuIdle bit that never clears (a scenario without `reasons`: 0x1 all
+# along) says nothing: power and utilization still find the compute.
+sed 's/ reasons=0x[01]//' a.scn >stuck.scn
+vrec stuck.scn stuck.csv 3
+add_mark stuck.csv infer_start 1000; add_mark stuck.csv first_token 1724
+expect_match "stuck GpuIdle ignored" '^  segments: waiting 0-300 ms, then compute 300-724 ms$' "$(an stuck.csv)"
+
 # 2. The same pause on the h100 preset (power refreshed every 100 ms over
 # 25 ms, utilization over 1/6 s): the edge within the printed resolution.
 for seed in 11 12 13; do
