@@ -156,8 +156,13 @@ static void place_knots(struct change *c, int n)
     double k[2 * EST_SIDE + 4];
     k[0] = 0;
     for (int j = 1; j < n; j++) {
+        /* No change was seen between the two intervals, so no update
+         * happened there (the counter moves at every update): an interval
+         * shorter than a period holds exactly the next update, whatever the
+         * midpoints say. Only a longer one may hold several. */
         double gap = ((double)c[j].a + (double)c[j].b - (double)c[j - 1].a - (double)c[j - 1].b) / 2e9;
-        k[j] = k[j - 1] + fmax(1, round(gap / p0));
+        double width = (double)(c[j].b - c[j].a) / 1e9;
+        k[j] = k[j - 1] + (width < p0 ? 1 : fmax(1, round(gap / p0)));
     }
     double sk = 0, sm = 0, skk = 0, skm = 0;
     for (int j = 0; j < n; j++) {
