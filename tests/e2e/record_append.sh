@@ -42,6 +42,14 @@ rec big.csv
 expect_eq "row count with a thousands separator" "$(cat err.txt)" \
   "flinch record: appending to big.csv: 1 earlier recording, $(echo "$rows" | sed -E ':a;s/^([0-9]+)([0-9]{3})/\1,\2/;ta') rows"
 
+# A trace from before a reboot: its clock is ahead of this boot's.
+rec e.csv
+sed -i '$ s/^[0-9]*,/9000000000000000000,/' e.csv
+rec e.csv
+expect_match "a trace from before a reboot: said so" \
+  "^flinch record: appending to e.csv: 1 earlier recording, [0-9]+ rows \(made before this boot: its clock is ahead of this one's\)$" \
+  "$(cat err.txt)"
+
 # kill -9 mid-row (simulated: the last row without its newline).
 rec c.csv
 printf '123456,789,SAMP' >> c.csv

@@ -140,7 +140,7 @@ static int cmd_check(const char *trace, const char *report, int n)
     FILE *tf = fopen(trace, "r");
     if (!tf) {
         perror(trace);
-        return 2;
+        return 2;          /* the test fails; what is still allocated does not matter */
     }
     long long dup = 0, unknown = 0;
     while (fgets(line, sizeof line, tf)) {
@@ -162,11 +162,11 @@ static int cmd_check(const char *trace, const char *report, int n)
         }
     }
     fclose(tf);
+    int bad = dup || unknown;
     if (!stop) {
         printf("no end row in %s\n", trace);
-        return 1;
+        bad = 1;
     }
-    int bad = dup || unknown;
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s.%d", report, i);
         FILE *f = fopen(path, "r");
@@ -190,6 +190,10 @@ static int cmd_check(const char *trace, const char *report, int n)
             bad = 1;
     }
     printf("duplicates %lld, unknown %lld\n", dup, unknown);
+    for (int i = 0; i < n; i++)
+        free(seen[i]);
+    free(seen);
+    free(max_seq);
     return bad;
 }
 
