@@ -330,71 +330,90 @@ static int new_recording(struct ctx *c)
     return rc;
 }
 
-int analysis_run(const struct analysis_options *o, const char *path, struct analysis *a)
+int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *path,
+                   struct trace_reader *tr, struct analysis *a)
 {
-    struct ctx c;
-    memset(&c, 0, sizeof c);
+    memset(c, 0, sizeof *c);
     memset(a, 0, sizeof *a);
     a->path = path;
     a->nhosts = 1;
     a->host_names[0] = path;
     a->labels_seen = calloc(LABELS_SEEN_MAX, sizeof *a->labels_seen);
-    c.a = a;
-    c.opt = o;
-    c.proc_exit_ns = INT64_MAX;
-    tape_init(&c.host_tape, sizeof(struct host_sample));
-    c.path = path;
+    c->a = a;
+    c->opt = o;
+    c->proc_exit_ns = INT64_MAX;
+    tape_init(&c->host_tape, sizeof(struct host_sample));
+    c->path = path;
+    c->tr = tr;
+    c->n_rapl = tr->n_rapl;
+    a->n_rapl = tr->n_rapl;
+    for (int k = 0; k < tr->n_rapl; k++)
+        a->rapl_domain[k] = strdup(tr->rapl_domain[k]);
+    if (!tr->n_rapl && trace_reader_has(tr, COL_RAPL_ENERGY_UJ)) {
+        a->rapl_domain[0] = strdup("rapl_energy_uj");
+        a->n_rapl = 1;
+    }
+    enum quantity_kind hk[INTEG_MAX_Q] = { Q_STEP_BACK, Q_CUMULATIVE, Q_CUMULATIVE };
+    for (int k = 0; k < c->n_rapl; k++)
+        hk[QH_RAPL0 + k] = Q_CUMULATIVE;
+    if (!a->labels_seen || integ_init(&c->host, QH_RAPL0 + c->n_rapl, hk, o->ring_samples) != 0) {
+        diag_error("out of memory");
+        return EXIT_RUNTIME;
+    }
+    if (o->range_name)
+        pairing_init_range(&c->pair[0], o->range_name, o->range_domain);
+    else
+        pairing_init(&c->pair[0], o->start_label, o->end_label);
+    if (o->idle_start)
+        pairing_init(&c->pair[1], o->idle_start, o->idle_end);
+    return EXIT_OK;
+}
+
+int analysis_row(struct ctx *c, const struct trace_row *row)
+{
+    struct analysis *a = c->a;
+    if (a->rows++ == 0)
+        a->first_row_ns = row->t_mono_ns;
+    if (row->starts_recording && !c->opt->marks) {
+        int rc = new_recording(c);
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    if (row->type == TRACE_SAMPLE) {
+        a->samples++;
+        return on_sample(c, row);
+    }
+    if (row->type == TRACE_EVENT) {
+        on_event(a, row);
+        return EXIT_OK;
+    }
+    if (row->type == TRACE_MARK) {
+        remember_label(a, row->label);
+        if (!c->opt->marks)
+            return feed_mark(c, row);
+    }
+    return EXIT_OK;
+}
+
+int analysis_run(const struct analysis_options *o, const char *path, struct analysis *a)
+{
+    struct ctx c;
     struct trace_reader tr;
+    memset(a, 0, sizeof *a);
     if (trace_reader_open(&tr, path) != 0) {
         diag_error("%s", tr.error);
         trace_reader_close(&tr);
         return EXIT_USAGE;
     }
-    c.tr = &tr;
-    c.n_rapl = tr.n_rapl;
-    a->n_rapl = tr.n_rapl;
-    for (int k = 0; k < tr.n_rapl; k++)
-        a->rapl_domain[k] = strdup(tr.rapl_domain[k]);
-    if (!tr.n_rapl && trace_reader_has(&tr, COL_RAPL_ENERGY_UJ)) {
-        a->rapl_domain[0] = strdup("rapl_energy_uj");
-        a->n_rapl = 1;
-    }
-    enum quantity_kind hk[INTEG_MAX_Q] = { Q_STEP_BACK, Q_CUMULATIVE, Q_CUMULATIVE };
-    for (int k = 0; k < c.n_rapl; k++)
-        hk[QH_RAPL0 + k] = Q_CUMULATIVE;
-    if (integ_init(&c.host, QH_RAPL0 + c.n_rapl, hk, o->ring_samples) != 0) {
-        diag_error("out of memory");
-        trace_reader_close(&tr);
-        return EXIT_RUNTIME;
-    }
-    if (o->range_name)
-        pairing_init_range(&c.pair[0], o->range_name, o->range_domain);
-    else
-        pairing_init(&c.pair[0], o->start_label, o->end_label);
-    if (o->idle_start)
-        pairing_init(&c.pair[1], o->idle_start, o->idle_end);
+    int status = analysis_begin(&c, o, path, &tr, a);
     struct trace_row row;
-    int rc = 0, status = EXIT_OK;
+    int rc = 0;
     long next_ext = 0;
     while (status == EXIT_OK && (rc = trace_reader_next(&tr, &row)) == 1) {
-        if (a->rows++ == 0)
-            a->first_row_ns = row.t_mono_ns;
-        if (row.starts_recording && !o->marks)
-            status = new_recording(&c);
         if (o->marks)
             status = feed_ext_marks(&c, &next_ext, row.t_mono_ns);
-        if (status != EXIT_OK)
-            break;
-        if (row.type == TRACE_SAMPLE) {
-            a->samples++;
-            status = on_sample(&c, &row);
-        } else if (row.type == TRACE_EVENT) {
-            on_event(a, &row);
-        } else if (row.type == TRACE_MARK) {
-            remember_label(a, row.label);
-            if (!o->marks)
-                status = feed_mark(&c, &row);
-        }
+        if (status == EXIT_OK)
+            status = analysis_row(&c, &row);
     }
     if (status == EXIT_OK && rc < 0) {
         diag_error("%s", tr.error);

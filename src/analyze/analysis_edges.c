@@ -294,9 +294,16 @@ int resolve_pending(struct ctx *c, int eof)
                 diag_error("out of memory");
                 return EXIT_RUNTIME;
             }
-            c->act_of[act->kind][act->id] = NULL;
+            long id = act->id;
+            int kind = act->kind;
+            c->act_of[kind][id] = NULL;
             c->nactive--;
             free(act);
+            if (kind == 0 && c->window_done) {
+                int rc = c->window_done(c, id);
+                if (rc != EXIT_OK)
+                    return rc;
+            }
             continue;
         }
         if (done[0] && !act->have[1]) {

@@ -303,3 +303,48 @@ void free_ctx(struct ctx *c)
     free(c->idle);
     free(c->pend);
 }
+
+/* The live answer for one window: the same finish_one as at the end of a
+ * trace, with each GPU's idle and busy levels from the power readings seen
+ * so far (or --idle-w/--busy-w). Its energy and duration are final; its
+ * uncertainty and verdict rest on levels that may still move. */
+void finish_window_so_far(struct ctx *c, struct window *w, const char **levels_origin)
+{
+    double step[ANALYSIS_MAX_GPUS], idle[ANALYSIS_MAX_GPUS], busy[ANALYSIS_MAX_GPUS];
+    double util_period[ANALYSIS_MAX_GPUS];
+    const struct sensor_faults *faults[ANALYSIS_MAX_GPUS];
+    struct analysis *a = c->a;
+    if (!a->cadence)
+        a->cadence = calloc(ANALYSIS_MAX_GPUS * SENSOR_N, sizeof *a->cadence);
+    qsort(w->gpu, (size_t)w->ngpu, sizeof *w->gpu, cmp_gpu);
+    *levels_origin = "none";
+    for (int i = 0; i < w->ngpu && i < ANALYSIS_MAX_GPUS; i++) {
+        idle[i] = busy[i] = step[i] = util_period[i] = NAN;
+        c->hold_power_ms[i] = c->hold_util_ms[i] = NAN;
+        faults[i] = NULL;
+        for (int s = 0; s < c->ngpu; s++) {
+            struct gpu_stream *g = &c->gpu[s];
+            if (g->id != w->gpu[i].gpu)
+                continue;
+            const struct power_hist *h = g->hist_instant->n ? g->hist_instant : g->hist_average;
+            const char *origin;
+            verdict_levels(h, g->power_limit_w, &idle[i], &busy[i], &origin);
+            if (!isnan(c->opt->idle_w)) {
+                idle[i] = c->opt->idle_w;
+                origin = "--idle-w";
+            }
+            if (!isnan(c->opt->busy_w))
+                busy[i] = c->opt->busy_w;
+            step[i] = integ_counter_step_s(&g->ig);
+            c->hold_power_ms[i] = partial_hold_period_ms(g->hold_power);
+            c->hold_util_ms[i] = partial_hold_period_ms(g->hold_util);
+            util_period[i] = cadence_get(g->cadence, SENSOR_UTIL).period_s;
+            faults[i] = &g->faults;       /* the spans seen so far */
+            for (int k = 0; a->cadence && k < SENSOR_N; k++)
+                a->cadence[i * SENSOR_N + k] = cadence_get(g->cadence, (enum sensor_id)k);
+            if (i == 0)
+                *levels_origin = origin;
+        }
+    }
+    finish_one(c, w, step, idle, busy, util_period, faults);
+}

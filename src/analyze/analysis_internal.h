@@ -102,6 +102,11 @@ struct ctx {
     int64_t proc_exit_ns;          /* first row where the traced process was gone ('X'), or INT64_MAX */
     int seen_start, seen_end;
     long first_start_line, last_end_line;
+    /* Streaming users (live_windows.c): called when window `id` (kind 0)
+     * has both edges resolved, after its active record is gone. An exit
+     * code; EXIT_OK to go on. */
+    int (*window_done)(struct ctx *c, long id);
+    void *hook_arg;
 };
 
 int open_window(struct ctx *c, int kind, const struct trace_row *r);
@@ -112,6 +117,16 @@ void mark_all_pending(struct ctx *c);
 int resolve_pending(struct ctx *c, int eof);
 int finish_trace(struct ctx *c);
 void finish_analysis(struct ctx *c);
+/* One window's energy total, uncertainty and verdict from the levels
+ * known so far (the live answer); *levels_origin says where the first
+ * GPU's levels came from. */
+void finish_window_so_far(struct ctx *c, struct window *w, const char **levels_origin);
+/* Streaming: analysis_run split in three. begin takes an open reader (for
+ * its columns); row feeds one row; the caller ends with finish_trace,
+ * finish_analysis (or not) and free_ctx. */
+int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *path,
+                   struct trace_reader *tr, struct analysis *a);
+int analysis_row(struct ctx *c, const struct trace_row *row);
 void free_ctx(struct ctx *c);
 struct stat_summary stat_summarize(double *v, long n);
 /* Keeps the samples a window may still need (see tape.h); 0 or -1. */

@@ -63,6 +63,19 @@ static void usage(FILE *out)
         "                         record each thread's state, wait channel and system\n"
         "                         call in the process tree into FILE.threads\n"
         "  -q, --quiet            no live status line on a terminal\n"
+        "\n"
+        "live answers and metrics (README, \"Live answers\" and \"For the fleet\"):\n"
+        "      --window NAME=START:END  a named window from MARK START to MARK END\n"
+        "                         (repeatable, up to 16; NAME: letters, digits, _ . -)\n"
+        "      --start A --end B  the window analyze's --start/--end give, named A:B\n"
+        "      --live             print a line per window as it finishes: duration,\n"
+        "                         energy (equal to flinch analyze's), verdict\n"
+        "      --idle-w W, --busy-w W  power levels for the live verdicts (default:\n"
+        "                         learned from the readings so far)\n"
+        "      --metrics [ADDR:]PORT  serve Prometheus metrics at /metrics (a bare\n"
+        "                         PORT listens on 127.0.0.1 only; 0.0.0.0:PORT: all)\n"
+        "      --metrics-file PATH  write the same text to PATH (replaced atomically,\n"
+        "                         every second and at exit; node_exporter textfile)\n"
         "  -h, --help             this help\n"
         "\n"
         "  -- CMD ARGS...         run CMD with FLINCH_MARKS set to the marks FIFO (a\n"
@@ -76,8 +89,9 @@ static void usage(FILE *out)
 
 enum {
     OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
-    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX, OPT_NVTX_REPLACE,
-    OPT_THREADS_MS
+    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX,
+    OPT_NVTX_REPLACE, OPT_THREADS_MS, OPT_WINDOW, OPT_START, OPT_END, OPT_LIVE, OPT_IDLE_W,
+    OPT_BUSY_W, OPT_METRICS, OPT_METRICS_FILE
 };
 
 static const struct option long_opts[] = {
@@ -98,6 +112,14 @@ static const struct option long_opts[] = {
     { "nvtx",        optional_argument, NULL, OPT_NVTX },
     { "nvtx-replace", no_argument,      NULL, OPT_NVTX_REPLACE },
     { "threads-ms",  required_argument, NULL, OPT_THREADS_MS },
+    { "window",      required_argument, NULL, OPT_WINDOW },
+    { "start",       required_argument, NULL, OPT_START },
+    { "end",         required_argument, NULL, OPT_END },
+    { "live",        no_argument,       NULL, OPT_LIVE },
+    { "idle-w",      required_argument, NULL, OPT_IDLE_W },
+    { "busy-w",      required_argument, NULL, OPT_BUSY_W },
+    { "metrics",     required_argument, NULL, OPT_METRICS },
+    { "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
     { "quiet",       no_argument,       NULL, 'q' },
     { "help",        no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 }
@@ -169,6 +191,65 @@ static int setup_nvtx(const char *filter_text, int replace)
     return 0;
 }
 
+static char def_text[LIVE_MAX_DEFS][3 * 4096];
+
+/* --window NAME=START:END (the first ':' after '=' splits the labels). */
+static int add_window(struct live_hub_opts *h, const char *name, size_t nlen, const char *start,
+                      size_t slen, const char *end, const char *arg)
+{
+    if (h->ndefs == LIVE_MAX_DEFS) {
+        diag_error("%s: more than %d windows", arg, LIVE_MAX_DEFS);
+        return -1;
+    }
+    if (nlen == 0 || nlen >= WINDOW_NAME_MAX || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+            "abcdefghijklmnopqrstuvwxyz0123456789_.-:") < nlen) {
+        diag_error("%s: the window name must be 1 to %d letters, digits, '_', '.', '-' or ':'",
+                   arg, WINDOW_NAME_MAX - 1);
+        return -1;
+    }
+    if (slen == 0 || !*end || slen > 4000 || strlen(end) > 4000) {
+        diag_error("%s: expected NAME=START:END with non-empty MARK labels", arg);
+        return -1;
+    }
+    char *t = def_text[h->ndefs];
+    snprintf(t, sizeof def_text[0], "%.*s%c%.*s%c%s", (int)nlen, name, 0, (int)slen, start, 0, end);
+    for (int i = 0; i < h->ndefs; i++)
+        if (strcmp(h->defs[i].name, t) == 0) {
+            diag_error("%s: window name '%s' given twice", arg, t);
+            return -1;
+        }
+    h->defs[h->ndefs].name = t;
+    h->defs[h->ndefs].start = t + nlen + 1;
+    h->defs[h->ndefs].end = t + nlen + 1 + slen + 1;
+    h->ndefs++;
+    return 0;
+}
+
+static int parse_window(struct live_hub_opts *h, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    const char *colon = eq ? strchr(eq + 1, ':') : NULL;
+    if (!eq || !colon) {
+        diag_error("--window %s: expected NAME=START:END", arg);
+        return -1;
+    }
+    return add_window(h, arg, (size_t)(eq - arg), eq + 1, (size_t)(colon - eq - 1), colon + 1,
+                      "--window");
+}
+
+static int parse_watts(const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v < 0 || v > 100000) {
+        diag_error("--%s %s: expected watts from 0 to 100000", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
     const char *nvtx_filter_text = NULL;
@@ -177,6 +258,8 @@ int cmd_record(int argc, char **argv)
         .gpu_spec = "0", .interval_ms = 10, .seconds = 30.0, .marks_mode = 0600,
         .threads_ms = THREAD_SAMPLER_DEFAULT_MS,
     };
+    o.hub.idle_w = o.hub.busy_w = NAN;
+    const char *start = NULL, *end = NULL;
     int seconds_given = 0;
     long v;
     opterr = 0;
@@ -227,6 +310,23 @@ int cmd_record(int argc, char **argv)
                 return EXIT_USAGE;
             o.threads_ms = (int)v;
             break;
+        case OPT_WINDOW:
+            if (parse_window(&o.hub, optarg) != 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_START: start = optarg; break;
+        case OPT_END: end = optarg; break;
+        case OPT_LIVE: o.hub.live = 1; break;
+        case OPT_IDLE_W:
+            if (parse_watts("idle-w", optarg, &o.hub.idle_w) != 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_BUSY_W:
+            if (parse_watts("busy-w", optarg, &o.hub.busy_w) != 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_METRICS: o.hub.metrics = optarg; break;
+        case OPT_METRICS_FILE: o.hub.metrics_file = optarg; break;
         case 'q': o.quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:
@@ -249,6 +349,33 @@ int cmd_record(int argc, char **argv)
     }
     if (!o.out || !*o.out) {
         diag_error("--out FILE is required (see 'flinch record --help')");
+        return EXIT_USAGE;
+    }
+    if ((start == NULL) != (end == NULL)) {
+        diag_error("--start and --end go together (see --help)");
+        return EXIT_USAGE;
+    }
+    if (start) {
+        char name[WINDOW_NAME_MAX + 8];
+        int n = snprintf(name, sizeof name, "%s:%s", start, end);
+        if (n < 0 || (size_t)n >= WINDOW_NAME_MAX) {
+            diag_error("--start %s --end %s: labels too long to name the window; use "
+                       "--window NAME=START:END", start, end);
+            return EXIT_USAGE;
+        }
+        if (add_window(&o.hub, name, strlen(name), start, strlen(start), end, "--start/--end") != 0)
+            return EXIT_USAGE;
+    }
+    if (o.hub.live && o.hub.ndefs == 0) {
+        diag_error("--live needs a window: --start A --end B, or --window NAME=START:END");
+        return EXIT_USAGE;
+    }
+    if ((!isnan(o.hub.idle_w) || !isnan(o.hub.busy_w)) && o.hub.ndefs == 0) {
+        diag_error("--idle-w/--busy-w are for the live verdicts of a window (--live, --metrics)");
+        return EXIT_USAGE;
+    }
+    if (o.hub.ndefs && !o.hub.live && !o.hub.metrics && !o.hub.metrics_file) {
+        diag_error("a window (--window, --start/--end) is for --live, --metrics or --metrics-file");
         return EXIT_USAGE;
     }
     if (o.seconds > 0 && o.seconds * 1000.0 / o.interval_ms > 9e15) {

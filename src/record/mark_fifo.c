@@ -141,7 +141,7 @@ static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64
     if (st == MARK_LINE_EMPTY)
         return;
     if (st != MARK_LINE_OK) {
-        f->rejected++;
+        __atomic_add_fetch(&f->rejected, 1, __ATOMIC_RELAXED);
         diag_warn("marks FIFO %s: %s; mark ignored", f->path, mark_line_status_str(st));
         return;
     }
@@ -177,7 +177,7 @@ void mark_fifo_feed(struct mark_fifo *f, const char *data, size_t len, int64_t a
         } else if (f->used + take > sizeof f->buf) {
             f->used = 0;
             f->discarding = !nl;
-            f->rejected++;
+            __atomic_add_fetch(&f->rejected, 1, __ATOMIC_RELAXED);
             diag_warn("marks FIFO %s: line longer than %zu bytes; mark ignored",
                       f->path, sizeof f->buf);
         } else {
@@ -476,4 +476,9 @@ void mark_fifo_stop(struct mark_fifo *f)
             close(*fds[i]);
         *fds[i] = -1;
     }
+}
+
+long long mark_fifo_rejected(struct mark_fifo *f)
+{
+    return __atomic_load_n(&f->rejected, __ATOMIC_RELAXED);
 }

@@ -87,6 +87,9 @@ void mark_fifo_release(struct mark_fifo *f);
  * itself stays, as the original left it. */
 void mark_fifo_stop(struct mark_fifo *f);
 
+/* Lines refused so far; any thread may ask while the reader runs. */
+long long mark_fifo_rejected(struct mark_fifo *f);
+
 /* Feeds bytes as if they had been read from the FIFO (the reader thread
  * uses it; exposed for unit tests: with no threads started, fn is called
  * directly). */

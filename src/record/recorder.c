@@ -33,6 +33,7 @@
 #include "gpu_select.h"
 #include "gpu_sampler.h"
 #include "host_cpu.h"
+#include "live_hub.h"
 #include "mark_fifo.h"
 #include "nvml_loader.h"
 #include "proc_tree.h"
@@ -83,6 +84,8 @@ struct recorder {
     int64_t start_ns;
     int64_t next_status_ns;
     char last_power[TRACE_CELL_MAX + 16];
+    char header[CSV_ROW_MAX];
+    struct live_hub hub;     /* --live / --metrics: fed a copy of every row */
 };
 
 static volatile sig_atomic_t stop_signal;   /* last of SIGINT/SIGTERM/SIGHUP */
@@ -174,12 +177,11 @@ static int open_output(struct recorder *r)
         trace_rapl_column_name(r->rapl.dom[i].name, names[i], sizeof names[i]);
         cells[COL_COUNT + i] = names[i];
     }
-    char header[CSV_ROW_MAX];
-    if (csv_format_row(header, sizeof header, cells, r->ncols) == 0) {
+    if (csv_format_row(r->header, sizeof r->header, cells, r->ncols) == 0) {
         diag_error("trace header too long");
         return -1;
     }
-    return csv_out_open(&r->csv, r->o->out, header, r->o->force_append);
+    return csv_out_open(&r->csv, r->o->out, r->header, r->o->force_append);
 }
 
 /* The marks callback, on the FIFO thread. A client-stamped mark keeps the
@@ -501,6 +503,7 @@ static int run_loop(struct recorder *r)
 
 static void cleanup(struct recorder *r)
 {
+    live_hub_stop(&r->hub);
     thread_sampler_stop(r->threads);
     r->threads = NULL;
     gpu_pool_stop(&r->pool);
@@ -571,12 +574,17 @@ int recorder_run(const struct record_opts *o)
     }
     if (!o->no_rapl)
         rapl_discover(&r->rapl, o->rapl_root, o->rapl_path);
+    if (live_hub_open(&r->hub, &o->hub, o->out) != 0)
+        return fail_start(r, EXIT_USAGE);
     if (open_output(r) != 0)
         return fail_start(r, EXIT_USAGE);
     if (open_fifo(r) != 0)
         return fail_start(r, EXIT_USAGE);
     host_cpu_open(&r->host, o->proc_stat, mono_ns());
     say_appending(r);
+    live_hub_gpus(&r->hub, &r->nvml, r->gpus, r->ngpu);
+    if (live_hub_start(&r->hub, &r->csv, r->header, r->have_fifo ? &r->fifo : NULL) != 0)
+        return fail_start(r, EXIT_RUNTIME);
     /* The marks threads start now, holding their rows back until `begin`
      * is down: readers split a file into recordings at the recorder's own
      * `begin` rows, so no mark may come before it. */
@@ -615,6 +623,7 @@ int recorder_run(const struct record_opts *o)
     r->have_fifo = 0;
     if (!csv_out_failed(&r->csv))
         write_mark(r, "end", end_ns > 0 ? end_ns : mono_ns());
+    live_hub_stop(&r->hub);
     if (csv_out_failed(&r->csv))
         code = EXIT_RUNTIME;
     show_status(r, mono_ns(), 1);

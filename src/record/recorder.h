@@ -7,6 +7,8 @@
 
 #include <sys/types.h>
 
+#include "live_hub.h"
+
 struct record_opts {
     const char *out;          /* trace CSV (required) */
     const char *gpu_spec;     /* "0", "all", "0,2" */
@@ -25,6 +27,7 @@ struct record_opts {
     int threads_ms;           /* thread-state sweep interval with --pid/CMD; 0: none */
     int quiet;
     int force_append;         /* append to a --out owned by another user or o+w */
+    struct live_hub_opts hub;  /* --live, --metrics, --metrics-file, --window */
 };
 
 int recorder_run(const struct record_opts *o);

@@ -318,6 +318,8 @@ int csv_out_write(struct csv_out *o, const char *row, size_t len)
         if (write_whole(o, row, len) == 0) {
             o->rows++;
             rc = 0;
+            if (o->tee)
+                o->tee(o->tee_arg, row, len);
         } else {
             o->failed = 1;
             diag_error("%s: write failed: %s; recording stopped (%lld rows written)",

@@ -47,6 +47,10 @@ struct csv_out {
     long long prior_recordings; /* appending: the recorder's `begin` rows already there */
     long long prior_last_mono_ns; /* appending: t_mono_ns of the last row there, or -1 */
     pthread_mutex_t lock;
+    /* Optional: also given every row written, under the lock, so in file
+     * order (the live answer's feed; it must never block). NULL: none. */
+    void (*tee)(void *arg, const char *row, size_t len);
+    void *tee_arg;
 };
 
 /* Opens path for appending (O_NOFOLLOW: a symlink is refused) and locks it

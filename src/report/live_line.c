@@ -1,0 +1,24 @@
+/*
+ * live_line.c — see live_line.h.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "live_line.h"
+
+size_t live_line_format(char *buf, size_t cap, const char *name, long nth, const struct window *w,
+                        const char *levels_origin, int levels_given, long long dropped)
+{
+    int n = snprintf(buf, cap, "live %s #%ld: t_start_ns=%lld duration_s=%.6f ", name, nth,
+                     (long long)w->t_start_ns, w->duration_s);
+    if (isnan(w->energy_j))
+        n += snprintf(buf + n, cap - (size_t)n, "energy_J=n/a");
+    else
+        n += snprintf(buf + n, cap - (size_t)n, "energy_J=%.3f +-%.3f", w->energy_j, w->uncertainty_j);
+    n += snprintf(buf + n, cap - (size_t)n, " verdict=%s (%s; levels: %s%s)", verdict_name(w->verdict),
+                  w->evidence, levels_origin, levels_given ? "" : ", so far");
+    if (dropped)
+        n += snprintf(buf + n, cap - (size_t)n, " [live feed missed %lld rows]", dropped);
+    n += snprintf(buf + n, cap - (size_t)n, "\n");
+    return (size_t)n < cap ? (size_t)n : cap - 1;
+}

@@ -1,0 +1,22 @@
+/*
+ * live_line.h — the one line `flinch record --live` prints per finished
+ * window.
+ *
+ * Owns its format (README, "Live answers"):
+ *   live NAME #N: t_start_ns=T duration_s=0.724000 energy_J=443.088 +-1.234 verdict=compute (EVIDENCE; levels: ORIGIN, so far)
+ * duration_s and energy_J are printed exactly as `flinch analyze --format
+ * csv` prints them (%.6f, %.3f), which they equal.
+ */
+#ifndef FLINCH_LIVE_LINE_H
+#define FLINCH_LIVE_LINE_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+
+/* levels_given: --idle-w/--busy-w fixed the levels (final, not "so far").
+ * dropped: rows the live analysis missed so far (said when non-zero). */
+size_t live_line_format(char *buf, size_t cap, const char *name, long nth, const struct window *w,
+                        const char *levels_origin, int levels_given, long long dropped);
+
+#endif
