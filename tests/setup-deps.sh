@@ -8,6 +8,8 @@
 #   python3-pandas - reads flinch traces as a data-frame user would (record_quoting)
 #   DuckDB    - npm @duckdb/node-api, into build-deps/duckdb (ignored by git), when
 #               npm is there: reads a long trace with its CSV sniffer (record_quoting)
+#   prometheus - a real Prometheus server and promtool for tests/e2e/prometheus.sh
+#               and metrics.sh (record --metrics scraped and queried on 127.0.0.1)
 root=$(cd "$(dirname "$0")/.." && pwd)
 if command -v npm >/dev/null 2>&1 && [ ! -d "$root/build-deps/duckdb/node_modules/@duckdb/node-api" ]; then
   mkdir -p "$root/build-deps/duckdb"
@@ -20,6 +22,7 @@ command -v chromium >/dev/null 2>&1 || want="$want chromium"
 command -v valgrind >/dev/null 2>&1 || want="$want valgrind"
 command -v clang >/dev/null 2>&1 || want="$want clang"
 { python3 -c 'import pandas' || /usr/bin/python3 -c 'import pandas'; } >/dev/null 2>&1 || want="$want python3-pandas"
+command -v prometheus >/dev/null 2>&1 || want="$want prometheus"
 [ -z "$want" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup-deps: not root or no apt-get; tests needing:$want will be skipped" >&2
