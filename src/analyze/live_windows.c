@@ -73,8 +73,11 @@ int live_windows_open(struct live_windows *lw, struct trace_reader *tr,
     }
     for (int i = 0; i < n; i++) {
         lw->opt[i] = *base;
-        lw->opt[i].start_label = defs[i].start;
-        lw->opt[i].end_label = defs[i].end;
+        /* a range pairs marks labelled with its name (analysis_range_options) */
+        lw->opt[i].start_label = defs[i].range ? defs[i].range : defs[i].start;
+        lw->opt[i].end_label = defs[i].range ? defs[i].range : defs[i].end;
+        lw->opt[i].range_name = defs[i].range;
+        lw->opt[i].range_domain = NULL;
         lw->opt[i].idle_start = lw->opt[i].idle_end = NULL;
         lw->opt[i].marks = NULL;
         lw->opt[i].nmarks = 0;

@@ -12,6 +12,7 @@
 struct live_window_def {
     const char *name;            /* the `window` label */
     const char *start, *end;     /* MARK labels */
+    const char *range;           /* instead: the range NAME (--range), paired by id */
 };
 
 #endif

@@ -68,6 +68,8 @@ static void usage(FILE *out)
         "      --window NAME=START:END  a named window from MARK START to MARK END\n"
         "                         (repeatable, up to 16; NAME: letters, digits, _ . -)\n"
         "      --start A --end B  the window analyze's --start/--end give, named A:B\n"
+        "      --range NAME       every range NAME (NVTX, flinch.window), paired by id as\n"
+        "                         analyze --range does; repeatable, named NAME\n"
         "      --live             print a line per window as it finishes: duration,\n"
         "                         energy (equal to flinch analyze's), verdict\n"
         "      --idle-w W, --busy-w W  power levels for the live verdicts (default:\n"
@@ -92,6 +94,8 @@ enum {
     OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX,
     OPT_NVTX_REPLACE, OPT_THREADS_MS, OPT_WINDOW, OPT_START, OPT_END, OPT_LIVE, OPT_IDLE_W,
     OPT_BUSY_W, OPT_METRICS, OPT_METRICS_FILE
+    OPT_NVTX_REPLACE, OPT_WINDOW, OPT_START, OPT_END, OPT_LIVE, OPT_IDLE_W, OPT_BUSY_W,
+    OPT_METRICS, OPT_METRICS_FILE, OPT_RANGE
 };
 
 static const struct option long_opts[] = {
@@ -116,6 +120,7 @@ static const struct option long_opts[] = {
     { "start",       required_argument, NULL, OPT_START },
     { "end",         required_argument, NULL, OPT_END },
     { "live",        no_argument,       NULL, OPT_LIVE },
+    { "range",       required_argument, NULL, OPT_RANGE },
     { "idle-w",      required_argument, NULL, OPT_IDLE_W },
     { "busy-w",      required_argument, NULL, OPT_BUSY_W },
     { "metrics",     required_argument, NULL, OPT_METRICS },
@@ -207,20 +212,22 @@ static int add_window(struct live_hub_opts *h, const char *name, size_t nlen, co
                    arg, WINDOW_NAME_MAX - 1);
         return -1;
     }
-    if (slen == 0 || !*end || slen > 4000 || strlen(end) > 4000) {
+    if (start && (slen == 0 || !*end || slen > 4000 || strlen(end) > 4000)) {
         diag_error("%s: expected NAME=START:END with non-empty MARK labels", arg);
         return -1;
     }
     char *t = def_text[h->ndefs];
-    snprintf(t, sizeof def_text[0], "%.*s%c%.*s%c%s", (int)nlen, name, 0, (int)slen, start, 0, end);
+    snprintf(t, sizeof def_text[0], "%.*s%c%.*s%c%s", (int)nlen, name, 0, (int)slen,
+             start ? start : "", 0, end ? end : "");
     for (int i = 0; i < h->ndefs; i++)
         if (strcmp(h->defs[i].name, t) == 0) {
             diag_error("%s: window name '%s' given twice", arg, t);
             return -1;
         }
     h->defs[h->ndefs].name = t;
-    h->defs[h->ndefs].start = t + nlen + 1;
-    h->defs[h->ndefs].end = t + nlen + 1 + slen + 1;
+    h->defs[h->ndefs].start = start ? t + nlen + 1 : NULL;
+    h->defs[h->ndefs].end = start ? t + nlen + 1 + slen + 1 : NULL;
+    h->defs[h->ndefs].range = start ? NULL : t;
     h->ndefs++;
     return 0;
 }
@@ -317,6 +324,10 @@ int cmd_record(int argc, char **argv)
         case OPT_START: start = optarg; break;
         case OPT_END: end = optarg; break;
         case OPT_LIVE: o.hub.live = 1; break;
+        case OPT_RANGE:
+            if (add_window(&o.hub, optarg, strlen(optarg), NULL, 0, NULL, "--range") != 0)
+                return EXIT_USAGE;
+            break;
         case OPT_IDLE_W:
             if (parse_watts("idle-w", optarg, &o.hub.idle_w) != 0)
                 return EXIT_USAGE;
@@ -367,7 +378,8 @@ int cmd_record(int argc, char **argv)
             return EXIT_USAGE;
     }
     if (o.hub.live && o.hub.ndefs == 0) {
-        diag_error("--live needs a window: --start A --end B, or --window NAME=START:END");
+        diag_error("--live needs a window: --start A --end B, --range NAME or --window "
+                   "NAME=START:END");
         return EXIT_USAGE;
     }
     if ((!isnan(o.hub.idle_w) || !isnan(o.hub.busy_w)) && o.hub.ndefs == 0) {
