@@ -93,15 +93,23 @@ static void run(struct live_windows *lw, int64_t *t, long n)
     }
 }
 
-static void test_reported_once_exact(void)
+/* One window definition "req" from MARK s to MARK e, reporting to *s. */
+static void open_req(struct live_windows *lw, struct trace_reader *tr, struct seen *s)
 {
-    struct trace_reader tr = fake_reader();
-    struct live_window_def def = { "req", "s", "e", NULL };
+    static const struct live_window_def def = { "req", "s", "e", NULL };
     struct analysis_options o;
     analysis_default_options(&o);
+    *tr = fake_reader();
+    memset(s, 0, sizeof *s);
+    CHECK(live_windows_open(lw, tr, &def, 1, &o, on_window, s) == EXIT_OK);
+}
+
+static void test_reported_once_exact(void)
+{
+    struct trace_reader tr;
     struct live_windows lw;
-    struct seen s = { 0 };
-    CHECK(live_windows_open(&lw, &tr, &def, 1, &o, on_window, &s) == EXIT_OK);
+    struct seen s;
+    open_req(&lw, &tr, &s);
     int64_t t = 1000 * MS;
     run(&lw, &t, 3);
     CHECK(s.n == 3);                         /* each as soon as the next sample is in */
@@ -115,13 +123,10 @@ static void test_reported_once_exact(void)
 
 static void test_million_windows_flat_memory(void)
 {
-    struct trace_reader tr = fake_reader();
-    struct live_window_def def = { "req", "s", "e", NULL };
-    struct analysis_options o;
-    analysis_default_options(&o);
+    struct trace_reader tr;
     struct live_windows lw;
-    struct seen s = { 0 };
-    CHECK(live_windows_open(&lw, &tr, &def, 1, &o, on_window, &s) == EXIT_OK);
+    struct seen s;
+    open_req(&lw, &tr, &s);
     int64_t t = 1000 * MS;
     run(&lw, &t, 20000);
     long rss0 = max_rss_kb();
