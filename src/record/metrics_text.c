@@ -38,9 +38,9 @@ struct metrics_gpu *metrics_gpu(struct metrics_state *s, int index)
     return g;
 }
 
-/* Until the per-window breakdown exists, a window's whole duration counts
- * toward the class its verdict names; mixed and inconclusive windows add
- * to none of the three. */
+/* The compute / host-cpu / waiting seconds are the window's breakdown
+ * (breakdown.c, as analyze makes it); a window without one (no GPU signal)
+ * adds to none of the three. */
 void metrics_add_window(struct metrics_state *s, int win, const struct window *w)
 {
     if (win < 0 || win >= s->nwin || !isfinite(w->duration_s))
@@ -53,12 +53,11 @@ void metrics_add_window(struct metrics_state *s, int win, const struct window *w
     m->duration_sum_s += w->duration_s;
     if (isfinite(w->energy_j))
         m->energy_j += w->energy_j;
-    if (w->verdict == VERDICT_COMPUTE)
-        m->compute_s += w->duration_s;
-    else if (w->verdict == VERDICT_HOST_CPU)
-        m->host_cpu_s += w->duration_s;
-    else if (w->verdict == VERDICT_WAITING)
-        m->waiting_s += w->duration_s;
+    if (w->bd.valid) {
+        m->compute_s += w->bd.ms[CLASS_COMPUTE] / 1000;
+        m->host_cpu_s += w->bd.ms[CLASS_HOST_CPU] / 1000;
+        m->waiting_s += w->bd.ms[CLASS_WAITING] / 1000;
+    }
     if ((unsigned)w->verdict < VERDICT_COUNT)
         m->by_verdict[w->verdict]++;
 }

@@ -15,6 +15,9 @@ size_t live_line_format(char *buf, size_t cap, const char *name, long nth, const
         n += snprintf(buf + n, cap - (size_t)n, "energy_J=n/a");
     else
         n += snprintf(buf + n, cap - (size_t)n, "energy_J=%.3f +-%.3f", w->energy_j, w->uncertainty_j);
+    if (w->bd.valid)
+        n += snprintf(buf + n, cap - (size_t)n, " compute_ms=%.3f host_cpu_ms=%.3f waiting_ms=%.3f",
+                      w->bd.ms[CLASS_COMPUTE], w->bd.ms[CLASS_HOST_CPU], w->bd.ms[CLASS_WAITING]);
     n += snprintf(buf + n, cap - (size_t)n, " verdict=%s (%s; levels: %s%s)", verdict_name(w->verdict),
                   w->evidence, levels_origin, levels_given ? "" : ", so far");
     if (dropped)

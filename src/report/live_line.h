@@ -3,7 +3,9 @@
  * window.
  *
  * Owns its format (README, "Live answers"):
- *   live NAME #N: t_start_ns=T duration_s=0.724000 energy_J=443.088 +-1.234 verdict=compute (EVIDENCE; levels: ORIGIN, so far)
+ *   live NAME #N: t_start_ns=T duration_s=0.724000 energy_J=443.088 +-1.234
+ *     compute_ms=700.000 host_cpu_ms=0.000 waiting_ms=24.000 verdict=compute (EVIDENCE; levels: ORIGIN, so far)
+ * (one line; the breakdown only when the window has one)
  * duration_s and energy_J are printed exactly as `flinch analyze --format
  * csv` prints them (%.6f, %.3f), which they equal.
  */

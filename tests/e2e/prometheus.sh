@@ -90,6 +90,13 @@ for wn in req:rs:re tok:ts:te; do
   want=$(csv_col a.csv energy_J | awk '{s += $1} END {printf "%.3f", s}')
   check "$w: energy in Prometheus = analyze's ($got vs $want J, per-window mJ rounding)" \
     near "$got" "$want" $(awk -v n="$n" 'BEGIN { print 0.0005 * n + 1e-9 }')
+  for cls in compute host_cpu waiting; do
+    got=$(q "last_over_time(flinch_window_${cls}_seconds_total{window=\"$w\"}[5m])")
+    want=$(python3 -c 'import csv, sys
+print("%.6f" % (sum(float(r[sys.argv[2] + "_ms"] or 0) for r in csv.DictReader(open(sys.argv[1]))) / 1000))' a.csv "$cls")
+    check "$w: $cls seconds in Prometheus = analyze's breakdown ($got vs $want s, per-window us rounding)" \
+      near "$got" "$want" 0.00001
+  done
   for v in compute waiting host-cpu mixed inconclusive; do
     want=$(awk -F, -v v="$v" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verdict") c = i; next } $c == v { k++ } END { print k + 0 }' a.csv)
     expect_eq "$w: $v windows in Prometheus = analyze's ($want)" \
