@@ -109,8 +109,11 @@ expect_eq "marks received in Prometheus = FIFO marks in the trace" \
 e=$(q 'last_over_time(flinch_gpu_energy_joules_total{gpu="0",uuid="GPU-00000000-0000-4000-8000-000000000000"}[5m])')
 mj=$(awk -v e="$e" 'BEGIN { printf "%.0f", e * 1000 }')
 check "GPU energy counter in Prometheus is a gpu_energy_mJ of the trace ($mj mJ)" grep -q ",$mj," p.csv
-skipped=$(csv_col p.csv tick | awk '$1 == "" { next } n++ && $1 != p + 1 { s += $1 - p - 1 } { p = $1 } END { print s + 0 }')
-expect_eq "skipped ticks in Prometheus = the tick column's gaps ($skipped)" \
+# The last scrape's snapshot: its sample count says how far into the trace it
+# was; the skipped ticks it reports are the tick gaps among those samples.
+n=$(q 'last_over_time(flinch_samples_total[5m])')
+skipped=$(awk -F, -v n="$n" '$3 == "SAMPLE" && k < n { k++; if (k > 1 && $18 != p + 1) s += $18 - p - 1; p = $18 } END { print s + 0 }' p.csv)
+expect_eq "skipped ticks in Prometheus = the tick gaps of the first $n samples ($skipped)" \
   "$(q 'last_over_time(flinch_ticks_skipped_total[5m])')" "$skipped"
 # README: 6 + 5 per GPU + 28 per window series.
 expect_eq "series per host: 6 + 5 x 1 GPU + 28 x 2 windows" \
