@@ -112,7 +112,13 @@ static void test_reported_once_exact(void)
     open_req(&lw, &tr, &s);
     int64_t t = 1000 * MS;
     run(&lw, &t, 3);
-    CHECK(s.n == 3);                         /* each as soon as the next sample is in */
+    /* analyze's energy estimator fits the counter's update grid on up to
+     * 16 updates after an edge: the last window waits for them */
+    int extra = 0;
+    for (; s.n < 3 && extra < 100; extra++, t += 10 * MS)
+        sample(&lw, t);
+    CHECK(s.n == 3);
+    CHECK(extra <= 16);
     CHECK(s.bad == 0);
     CHECK_NEAR(s.last_dur, 0.020, 1e-12);
     CHECK_NEAR(s.last_energy, 2.0, 1e-9);    /* 100 W x 20 ms */
@@ -131,6 +137,8 @@ static void test_million_windows_flat_memory(void)
     run(&lw, &t, 20000);
     long rss0 = max_rss_kb();
     run(&lw, &t, 980000);
+    for (int i = 0; i < 20; i++, t += 10 * MS)
+        sample(&lw, t);
     long rss1 = max_rss_kb();
     CHECK(s.n == 1000000);
     CHECK(s.bad == 0);
