@@ -44,7 +44,7 @@ wait $rec
 expect_eq "recorder exits 0" "$?" 0
 expect_match "bare PORT listens on loopback only" "serving metrics on http://127.0.0.1:$port/metrics" "$(cat err.txt)"
 
-uuid='gpu="0",uuid="GPU-00000000-0000-4000-8000-000000000000"'
+uuid='gpu="0",uuid="GPU-5151a000-0000-4000-8000-000000000000"'
 s=$(cat scrape.txt)
 expect_match "build info" '^flinch_build_info\{version="[0-9.]+",host="[^"]+"\} 1$' "$s"
 expect_match "power gauge with gpu and uuid labels" "^flinch_gpu_power_watts\{$uuid\} [0-9.]+$" "$s"

@@ -106,7 +106,7 @@ done
 expect_eq "marks received in Prometheus = FIFO marks in the trace" \
   "$(q 'last_over_time(flinch_marks_received_total[5m])')" \
   "$(awk -F, '$3 == "MARK" && $20 != ""' p.csv | wc -l | tr -d ' ')"
-e=$(q 'last_over_time(flinch_gpu_energy_joules_total{gpu="0",uuid="GPU-00000000-0000-4000-8000-000000000000"}[5m])')
+e=$(q 'last_over_time(flinch_gpu_energy_joules_total{gpu="0",uuid="GPU-5151a000-0000-4000-8000-000000000000"}[5m])')
 mj=$(awk -v e="$e" 'BEGIN { printf "%.0f", e * 1000 }')
 check "GPU energy counter in Prometheus is a gpu_energy_mJ of the trace ($mj mJ)" grep -q ",$mj," p.csv
 # The last scrape's snapshot: its sample count says how far into the trace it

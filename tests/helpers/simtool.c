@@ -365,7 +365,7 @@ int main(int argc, char **argv)
             "nvmlInit_v2", "nvmlInit", "nvmlShutdown", "nvmlErrorString",
             "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount",
             "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex",
-            "nvmlDeviceGetName", "nvmlDeviceGetUUID", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetUtilizationRates",
+            "nvmlDeviceGetName", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetUtilizationRates",
             "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetClockInfo", "nvmlDeviceGetTemperature",
             "nvmlDeviceGetTotalEnergyConsumption", "nvmlDeviceGetFieldValues",
             "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetCurrentClocksEventReasons",
