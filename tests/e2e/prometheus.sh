@@ -89,7 +89,7 @@ for wn in req:rs:re tok:ts:te; do
   got=$(q "last_over_time(flinch_window_energy_joules_total{window=\"$w\"}[5m])")
   want=$(csv_col a.csv energy_J | awk '{s += $1} END {printf "%.3f", s}')
   check "$w: energy in Prometheus = analyze's ($got vs $want J, per-window mJ rounding)" \
-    near "$got" "$want" $(awk -v n="$n" 'BEGIN { print 0.0005 * n + 1e-9 }')
+    near "$got" "$want" $(awk -v n="$n" 'BEGIN { print 0.0005 * (n + 1) + 1e-9 }')
   for cls in compute host_cpu waiting; do
     got=$(q "last_over_time(flinch_window_${cls}_seconds_total{window=\"$w\"}[5m])")
     want=$(python3 -c 'import csv, sys
@@ -105,14 +105,22 @@ print("%.6f" % (sum(float(r[sys.argv[2] + "_ms"] or 0) for r in csv.DictReader(o
 done
 expect_eq "marks received in Prometheus = FIFO marks in the trace" \
   "$(q 'last_over_time(flinch_marks_received_total[5m])')" \
-  "$(awk -F, '$3 == "MARK" && $20 != ""' p.csv | wc -l | tr -d ' ')"
+  "$(python3 -c 'import csv, sys
+print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r["row_type"] == "MARK" and r["arrival_mono_ns"]))' p.csv)"
 e=$(q 'last_over_time(flinch_gpu_energy_joules_total{gpu="0",uuid="GPU-5151a000-0000-4000-8000-000000000000"}[5m])')
 mj=$(awk -v e="$e" 'BEGIN { printf "%.0f", e * 1000 }')
 check "GPU energy counter in Prometheus is a gpu_energy_mJ of the trace ($mj mJ)" grep -q ",$mj," p.csv
 # The last scrape's snapshot: its sample count says how far into the trace it
 # was; the skipped ticks it reports are the tick gaps among those samples.
 n=$(q 'last_over_time(flinch_samples_total[5m])')
-skipped=$(awk -F, -v n="$n" '$3 == "SAMPLE" && k < n { k++; if (k > 1 && $18 != p + 1) s += $18 - p - 1; p = $18 } END { print s + 0 }' p.csv)
+skipped=$(python3 -c 'import csv, sys
+n, k, s, p = int(float(sys.argv[2])), 0, 0, None
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["row_type"] != "SAMPLE" or k >= n: continue
+    k += 1; t = int(r["tick"])
+    if p is not None and t != p + 1: s += t - p - 1
+    p = t
+print(s)' p.csv "$n")
 expect_eq "skipped ticks in Prometheus = the tick gaps of the first $n samples ($skipped)" \
   "$(q 'last_over_time(flinch_ticks_skipped_total[5m])')" "$skipped"
 # README: 6 + 5 per GPU + 28 per window series.
