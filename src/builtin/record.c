@@ -63,7 +63,8 @@ static void usage(FILE *out)
         "                         record each thread's state, wait channel and system\n"
         "                         call in the process tree into FILE.threads\n"
         "  -q, --quiet            no live status line on a terminal\n"
-        "\n"
+        "\n");
+    fputs(
         "live answers and metrics (README, \"Live answers\" and \"For the fleet\"):\n"
         "      --window NAME=START:END  a named window from MARK START to MARK END\n"
         "                         (repeatable, up to 16; NAME: letters, digits, _ . -)\n"
@@ -86,7 +87,7 @@ static void usage(FILE *out)
         "                         forwarded to it\n"
         "\n"
         "exit status: 0 ok; 1 write error; 2 bad usage, no driver, no GPU, bad FIFO\n"
-        "path; 3 a GPU fell off the bus (rows written are kept); with CMD: its status.\n");
+        "path; 3 a GPU fell off the bus (rows written are kept); with CMD: its status.\n", out);
 }
 
 enum {
