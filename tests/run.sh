@@ -16,8 +16,10 @@ run_one() { # build name cmd...
   case "$name" in *"${FILTER:-}"*) ;; *) return ;; esac
   out=$(mktemp); t=$(mktemp -d)
   start=$(date +%s)
-  (cd "$t" && T="$t" "$@") >"$out" 2>&1
+  # A hung test must fail, not stall CI: each script gets TEST_TIMEOUT seconds.
+  (cd "$t" && T="$t" timeout -k 10 "${TEST_TIMEOUT:-600}" "$@") >"$out" 2>&1
   rc=$?
+  [ "$rc" -eq 124 ] && echo "not ok - $name timed out after ${TEST_TIMEOUT:-600} s" >>"$out"
   dur=$(( $(date +%s) - start ))
   p=$(grep -c '^ok ' "$out"); f=$(grep -c '^not ok ' "$out"); s=$(grep -c '^ok .*# SKIP' "$out")
   p=$((p - s))
