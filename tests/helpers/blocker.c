@@ -144,7 +144,7 @@ static void *do_fsync(void *a)
     int fd = open("blocker.fsync", O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0600);
     if (fd < 0)
         fd = open("blocker.fsync", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    void *block;
+    void *block = NULL;
     if (fd < 0 || posix_memalign(&block, 4096, 1 << 20) != 0)
         die("blocker.fsync");
     memset(block, 'x', 1 << 20);
