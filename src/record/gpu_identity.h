@@ -41,7 +41,7 @@ void gpu_identity_label(const struct gpu_identity *id, unsigned index, char *buf
 void host_identity_label(const struct nvml_lib *lib, int interval_ms, const char *gpu_spec,
                          char *buf, size_t len);
 
-/* "flinch_fields gpu=N asked=83,186,... unsupported=269,..." after the first
+/* "flinch_fields gpu=N asked=83,186,... unsupported=251,..." after the first
  * tick: which field ids the driver answered. */
 void gpu_fields_label(const struct gpu_dev *dev, char *buf, size_t len);
 

@@ -9,7 +9,7 @@
  *
  *   every tick        one nvmlDeviceGetFieldValues call: energy (83),
  *                     instant power (186), 1 s average power (185), the
- *                     throttle-time counters (74, 269, 270, 271) and the
+ *                     throttle-time counters (74, 251, 252, 253) and the
  *                     PCIe byte counters (197, 198), each with
  *                     the driver's own timestamp and return code;
  *                     and utilization (no field id; read every tick because
@@ -59,9 +59,9 @@ enum gpu_value {
     GV_POWER_INSTANT_TS_US, /* field 186's timestamp */
     GV_PSTATE,            /* nvmlDeviceGetPerformanceState, 0..15 (slow) */
     GV_THR_SW_POWER_NS,   /* field 74: cumulative ns held by the power cap */
-    GV_THR_SW_THERMAL_NS, /* field 269 */
-    GV_THR_HW_THERMAL_NS, /* field 270 */
-    GV_THR_HW_BRAKE_NS,   /* field 271 */
+    GV_THR_SW_THERMAL_NS, /* field 251 */
+    GV_THR_HW_THERMAL_NS, /* field 252 */
+    GV_THR_HW_BRAKE_NS,   /* field 253 */
     GV_PCIE_TX_BYTES,     /* field 197: raw, as the driver gives it (may wrap) */
     GV_PCIE_RX_BYTES,     /* field 198 */
     GV_COUNT

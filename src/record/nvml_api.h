@@ -123,11 +123,12 @@ typedef struct nvmlFieldValue_st {
 #define NVML_FI_DEV_POWER_INSTANT 186 /* mW, current power */
 #define NVML_FI_DEV_PCIE_COUNT_TX_BYTES 197 /* bytes the GPU sent over PCIe, cumulative */
 #define NVML_FI_DEV_PCIE_COUNT_RX_BYTES 198 /* bytes it received */
-/* ns of SW thermal, HW thermal and HW power-brake slowdown, as CUDA 13's
- * nvml.h numbers them (r570's header had them at 251-253; see README). */
-#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269
-#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270
-#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
+/* ns of SW thermal, HW thermal and HW power-brake slowdown, as the r575/r580
+ * nvml.h numbers them (269-271 there are power-smoothing fields; see README,
+ * "Throttle counters and NVML versions"). */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 251
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 252
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 253
 
 /* Clock-event ("throttle") reason bits, nvmlClocksEventReasons. */
 #define NVML_CLOCKS_EVENT_REASON_GPU_IDLE          0x0000000000000001ULL
