@@ -4,42 +4,28 @@
 #include "svg_writer.h"
 #include "utf8.h"
 
-void svg_escape(FILE *f, const char *s)
+/* XML 1.0 text: markup characters as entities; what XML forbids (controls
+ * but tab and newlines, U+FFFE, U+FFFF) and what only hides text (C1
+ * controls) become U+FFFD, so a label never makes the SVG invalid. */
+static void xml_ascii(FILE *f, unsigned char c)
 {
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        int len = utf8_char_len(s + i, n - i);
-        if (len == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
-            fputs("\xEF\xBF\xBD", f);
-            i++;
-            continue;
-        }
-        /* valid UTF-8 that XML 1.0 still forbids (U+FFFE, U+FFFF) or that
-         * only hides text (C1 controls U+0080..U+009F): the replacement too */
-        const unsigned char *u = (const unsigned char *)s + i;
-        if ((len == 3 && u[0] == 0xEF && u[1] == 0xBF && u[2] >= 0xBE) ||
-            (len == 2 && u[0] == 0xC2 && u[1] < 0xA0)) {
-            fputs("\xEF\xBF\xBD", f);
-            i += (size_t)len;
-            continue;
-        }
-        if (len > 1) {
-            fwrite(s + i, 1, (size_t)len, f);
-            i += (size_t)len;
-            continue;
-        }
-        switch (c) {
-        case '&':  fputs("&amp;", f); break;
-        case '<':  fputs("&lt;", f); break;
-        case '>':  fputs("&gt;", f); break;
-        case '"':  fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:   fputc(c, f);
-        }
-        i++;
-    }
+    static const char *const named[128] = {
+        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&apos;",
+    };
+    if (named[c])
+        fputs(named[c], f);
+    else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
+        fputs(UTF8_REPLACEMENT, f);
+    else
+        fputc(c, f);
 }
+
+static int xml_forbidden(const unsigned char *c, int len)
+{
+    return (len == 3 && c[0] == 0xEF && c[1] == 0xBF && c[2] >= 0xBE) || utf8_is_c1(c, len);
+}
+
+void svg_escape(FILE *f, const char *s) { utf8_write_escaped(f, s, xml_ascii, xml_forbidden); }
 
 static void attr(FILE *f, const char *name, const char *value)
 {

@@ -21,7 +21,7 @@ size_t diag_escape(const char *s, char *out, size_t cap)
         unsigned char c = (unsigned char)s[i];
         int len = utf8_char_len(s + i, n - i);
         /* C1 controls (U+0080..U+009F) act like ESC on some terminals */
-        int c1 = len == 2 && c == 0xC2 && (unsigned char)s[i + 1] < 0xA0;
+        int c1 = utf8_is_c1((const unsigned char *)s + i, len);
         if (len == 0 || c1 || (len == 1 && (c < 0x20 || c == 0x7F || c == '\\'))) {
             int bytes = c1 ? 2 : 1;
             for (int k = 0; k < bytes && o + 5 < cap; k++) {

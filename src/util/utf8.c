@@ -1,4 +1,6 @@
 /* utf8.c — see utf8.h. */
+#include <string.h>
+
 #include "utf8.h"
 
 static int is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -31,4 +33,26 @@ int utf8_char_len(const char *s, size_t n)
         return 4;
     }
     return 0;
+}
+
+int utf8_is_c1(const unsigned char *c, int len)
+{
+    return len == 2 && c[0] == 0xC2 && c[1] < 0xA0;
+}
+
+void utf8_write_escaped(FILE *f, const char *s, void (*ascii)(FILE *f, unsigned char c),
+                        int (*forbid)(const unsigned char *c, int len))
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        const unsigned char *c = (const unsigned char *)s + i;
+        int len = utf8_char_len(s + i, n - i);
+        if (len == 1)
+            ascii(f, *c);
+        else if (len == 0 || (forbid && forbid(c, len)))
+            fputs(UTF8_REPLACEMENT, f);
+        else
+            fwrite(c, 1, (size_t)len, f);
+        i += len > 0 ? (size_t)len : 1;
+    }
 }
