@@ -50,4 +50,23 @@ csv_col() {
                         c { print $c }' "$1"
 }
 
+# wait_for TRIES CMD...: runs CMD every 20 ms until it passes (0) or TRIES
+# runs have failed (1).
+wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
+
+# rec OUT [ARGS...]: a 50 ms recording of the simulated demo scenario into
+# OUT, without RAPL; stderr in err.txt. rec_bg OUT [ARGS...]: the same
+# recording in the background (exec'd, so $! is flinch) until --seconds or a
+# signal stops it; stderr in $REC_BG_ERR (default err.txt).
+rec() {
+  out=$1; shift
+  FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record --out "$out" --nvml-lib "$SIM" \
+    --no-rapl --seconds 0.05 "$@" 2>err.txt
+}
+rec_bg() {
+  out=$1; shift
+  FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" exec "$FLINCH" record --out "$out" --nvml-lib "$SIM" \
+    --no-rapl "$@" 2>"${REC_BG_ERR:-err.txt}" &
+}
+
 done_testing() { [ "$fails" -eq 0 ]; exit $?; }

@@ -11,7 +11,6 @@ rec() {
   out=$1; shift
   "$FLINCH" record --out "$out" --nvml-lib "$SIM" --no-rapl --seconds 0.05 "$@" 2>err.txt
 }
-wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
 
 rec a.csv
 expect_eq "a new file: nothing said about appending" "$(cat err.txt)" ""

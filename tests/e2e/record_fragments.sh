@@ -6,7 +6,6 @@
 # a last line without newline at stop is dropped with a warning too.
 . "$ROOT/tests/lib.sh"
 TC="$HELPERS/tracecheck"
-wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
 fifo="$T/m.fifo"
 
 "$FLINCH" record --out f.csv --nvml-lib "$SIM" --no-rapl --seconds 0 --marks-fifo "$fifo" 2>err.txt &

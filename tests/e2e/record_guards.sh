@@ -8,17 +8,7 @@
 # `flinch mark` never waits on a recorder that stopped reading.
 . "$ROOT/tests/lib.sh"
 
-rec() {
-  out=$1; shift
-  FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record --out "$out" --nvml-lib "$SIM" \
-    --no-rapl --seconds 0.05 "$@" 2>err.txt
-}
-rec_bg() {
-  out=$1; shift
-  FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" exec "$FLINCH" record --out "$out" --nvml-lib "$SIM" \
-    --no-rapl --seconds 0 "$@" 2>bg_err.txt &
-}
-wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
+REC_BG_ERR=bg_err.txt
 
 # --- item 4: mkfifo, then a symlink swapped in before the mode is set -------
 # The shim plays the attacker who wins the race every time: right after
@@ -74,7 +64,7 @@ expect_eq "existing FIFO narrower than --marks-mode: accepted" "$?" 0
 expect_eq "existing FIFO narrower than --marks-mode: widened to what was asked" \
   "$(stat -c %a narrow.fifo)" 620
 
-rec_bg first.csv --marks-fifo "$T/shared.fifo"
+rec_bg first.csv --seconds 0 --marks-fifo "$T/shared.fifo"
 pid=$!
 wait_for 250 grep -q 'begin' first.csv
 start=$(date +%s%N)

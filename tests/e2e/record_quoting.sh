@@ -8,7 +8,6 @@
 # skipped when not installed.
 . "$ROOT/tests/lib.sh"
 TC="$HELPERS/tracecheck"
-wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
 fifo="$T/q.fifo"
 
 mkdir -p rapl/intel-rapl:0 rapl/intel-rapl:0:0

@@ -11,7 +11,6 @@ MF="$HELPERS/markhold"
 runs=${SHUTDOWN_RUNS:-6}
 [ -n "${SANITIZED:-}" ] && runs=2
 
-wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
 
 one_run() { # MODE RUN
   mode=$1; k=$2

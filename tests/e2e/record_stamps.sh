@@ -5,7 +5,6 @@
 # stamps within a day are kept with their wall time shifted exactly.
 . "$ROOT/tests/lib.sh"
 TC="$HELPERS/tracecheck"
-wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
 fifo="$T/m.fifo"
 day=86400000000000
 

@@ -9,17 +9,6 @@
 . "$ROOT/tests/lib.sh"
 TC="$HELPERS/tracecheck"
 
-rec() {
-  out=$1; shift
-  FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record --out "$out" --nvml-lib "$SIM" \
-    --no-rapl --seconds 0.05 "$@" 2>err.txt
-}
-rec_bg() {
-  out=$1; shift
-  FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" exec "$FLINCH" record --out "$out" --nvml-lib "$SIM" \
-    --no-rapl "$@" 2>err.txt &
-}
-wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
 py() { command -v python3 >/dev/null 2>&1; }
 
 # --- planted symlinks and FIFOs --------------------------------------------

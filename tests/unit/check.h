@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int check_failed_in_test;
 static int check_failed_tests;
@@ -50,6 +51,21 @@ static inline int check_near(double got, double want, double tol, const char *ex
 #define CHECK(cond) check_report(!!(cond), #cond, __FILE__, __LINE__)
 #define CHECK_STR(got, want) check_str_eq((got), (want), #got " == " #want, __FILE__, __LINE__)
 #define CHECK_NEAR(got, want, tol) check_near((got), (want), (tol), #got " ~ " #want, __FILE__, __LINE__)
+
+/* Writes LEN bytes of DATA to STEM_PID.csv (the process id keeps parallel
+ * runs apart) and puts that name in PATH (CAP bytes): the unit tests' one
+ * way to put a trace or a CSV on disk. */
+static inline void check_write_file(char *path, size_t cap, const char *stem, const void *data,
+                                    size_t len)
+{
+    snprintf(path, cap, "%s_%d.csv", stem, (int)getpid());
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(fwrite(data, 1, len, f) == len);
+    CHECK(fclose(f) == 0);
+}
 
 static inline void run_test(const char *name, void (*fn)(void))
 {

@@ -11,10 +11,7 @@ static char path[64];
 
 static void write_file(const char *data, size_t len)
 {
-    snprintf(path, sizeof path, "/tmp/flinch_csv_test_%d.csv", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    fwrite(data, 1, len, f);
-    fclose(f);
+    check_write_file(path, sizeof path, "/tmp/flinch_csv_test", data, len);
 }
 
 static void test_plain_and_crlf(void)

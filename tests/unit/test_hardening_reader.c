@@ -16,13 +16,7 @@ static char path[64];
 
 static void write_file(const char *data, size_t len)
 {
-    snprintf(path, sizeof path, "hardening_%d.csv", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    CHECK(fwrite(data, 1, len, f) == len);
-    fclose(f);
+    check_write_file(path, sizeof path, "hardening", data, len);
 }
 
 #define HEADER "t_mono_ns,row_type,label,gpu_power_W\n"

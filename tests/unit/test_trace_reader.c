@@ -11,10 +11,7 @@ static char path[64];
 
 static void write_file(const char *data)
 {
-    snprintf(path, sizeof path, "/tmp/flinch_tr_test_%d.csv", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    fputs(data, f);
-    fclose(f);
+    check_write_file(path, sizeof path, "/tmp/flinch_tr_test", data, strlen(data));
 }
 
 #define ORIG "t_mono_ns,t_wall_ns,row_type,label,gpu_power_W,gpu_util_pct,gpu_mem_util_pct," \
