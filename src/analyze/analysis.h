@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "sensor_cadence.h"
+#include "trace_limits.h"
 #include "trace_reader.h"
 
 #define ANALYSIS_REASON_BITS 16     /* clock-event reason bits counted */
@@ -159,7 +160,7 @@ struct gpu_ident {
     char name[64], uuid[48], pci[24];
     int persistence_off;
 };
-#define ANALYSIS_MAX_IDENTS 16
+#define ANALYSIS_MAX_IDENTS TRACE_MAX_GPUS  /* one limit: trace_limits.h */
 
 struct waiting_on;
 
