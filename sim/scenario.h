@@ -18,7 +18,7 @@
 
 #pragma GCC visibility push(hidden)
 
-#define SIM_MAX_GPUS 16
+#define SIM_MAX_GPUS 72   /* above the trace's 64 (trace_limits.h), so its limit is testable */
 #define SIM_MAX_FAULTS 64
 #define SIM_NAME_MAX 64 /* NVML_DEVICE_NAME_BUFFER_SIZE */
 #define SIM_MEM_TOTAL_MIB 143771ULL /* an H200's 141 GB */

@@ -71,11 +71,14 @@ EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *
     if (rc != NVML_SUCCESS)
         return rc;
     memset(pci, 0, sizeof *pci);
-    pci->bus = gpu < 8 ? hgx_bus[gpu] : 0xe0 + gpu;
+    /* 8..15 on 0xE0 + G; from 16 on (a host larger than any real one, for
+     * the 64-GPU trace limit) the board's buses again, in domain G / 8 */
+    pci->domain = gpu < 16 ? 0 : gpu / 8;
+    pci->bus = gpu < 8 ? hgx_bus[gpu] : gpu < 16 ? 0xe0 + gpu : hgx_bus[gpu % 8];
     pci->pciDeviceId = 0x233510de;    /* vendor 10de (NVIDIA), device 2335 (H200) */
     pci->pciSubSystemId = 0x18a810de;
-    snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", pci->bus);
-    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "0000:%02X:00.0", pci->bus);
+    snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:00.0", pci->domain, pci->bus);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:00.0", pci->domain, pci->bus);
     pthread_mutex_unlock(&sim_lock);
     return NVML_SUCCESS;
 }

@@ -257,7 +257,7 @@ perr() {
   expect_eq "parse error: $1" "$got|$(cat err.txt)" "init error 999 Unknown Error|$3"
 }
 perr "unknown directive" '# a comment\nbogus 1\n' "flinch-sim: bad.scn:2: unknown directive 'bogus'"
-perr "bad gpus" 'gpus 0\n' "flinch-sim: bad.scn:1: gpus: expected an integer 1..16, got '0'"
+perr "bad gpus" 'gpus 0\n' "flinch-sim: bad.scn:1: gpus: expected an integer 1..72, got '0'"
 perr "at out of order" 'at 1000 power=1\nat 500 power=2\n' \
   "flinch-sim: bad.scn:2: at: time 500 is before the previous at (1000); at lines must be in time order"
 perr "unknown key" '\nat 0 pwr=3\n' \
