@@ -30,12 +30,13 @@ static const char *const func_names[SIM_FN_N] = {
     "nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlDeviceGetTemperatureV",
     "nvmlDeviceGetPerformanceState", "nvmlDeviceGetUUID", "nvmlDeviceGetPciInfo_v3",
     "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetComputeMode", "nvmlDeviceGetMigMode",
+    "nvmlDeviceGetComputeRunningProcesses",
 };
 
 int sim_func_lookup(const char *name)
 {
     size_t len = strlen(name);
-    if (len > 3 && strcmp(name + len - 3, "_v2") == 0)
+    if (len > 3 && (strcmp(name + len - 3, "_v2") == 0 || strcmp(name + len - 3, "_v3") == 0))
         len -= 3;
     for (int i = 0; i < SIM_FN_N; i++)
         if (strlen(func_names[i]) == len && strncmp(func_names[i], name, len) == 0)
@@ -144,6 +145,19 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         r->power_w = w;
         return 0;
     }
+    if (klen == 7 && strncmp(kv, "compute", 7) == 0) {
+        if (strcmp(v, "none") == 0)
+            r->compute = 0;
+        else if (strcmp(v, "child") == 0)
+            r->compute = SIM_COMPUTE_CHILD;
+        else if (strcmp(v, "tenant") == 0)
+            r->compute = SIM_COMPUTE_TENANT;
+        else if (strcmp(v, "child+tenant") == 0)
+            r->compute = SIM_COMPUTE_CHILD | SIM_COMPUTE_TENANT;
+        else
+            return fail(p, "at: compute: expected none, child, tenant or child+tenant, got '%s'", v);
+        return 0;
+    }
     if (klen == 7 && strncmp(kv, "reasons", 7) == 0) {
         errno = 0;
         unsigned long long m = strtoull(v, &end, 0);
@@ -171,7 +185,7 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         *(unsigned *)((char *)r + keys[i].off) = (unsigned)n;
         return 0;
     }
-    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate, pcie_tx, pcie_rx)",
+    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate, pcie_tx, pcie_rx, compute)",
                 (int)klen, kv);
 }
 
@@ -280,6 +294,12 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         if (ntok != 2 || (strcmp(tok[1], "on") != 0 && strcmp(tok[1], "off") != 0))
             return fail(p, "persistence: expected 'on' or 'off'");
         sc->persistence_off = strcmp(tok[1], "off") == 0;
+        return 0;
+    }
+    if (strcmp(d, "pid_namespace") == 0) {
+        if (ntok != 2 || (strcmp(tok[1], "same") != 0 && strcmp(tok[1], "foreign") != 0))
+            return fail(p, "pid_namespace: expected 'same' or 'foreign'");
+        sc->foreign_pids = strcmp(tok[1], "foreign") == 0;
         return 0;
     }
     if (strcmp(d, "no_driver") == 0 || strcmp(d, "no_gpus") == 0) {
@@ -412,7 +432,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         { "gpus", 1, SIM_MAX_GPUS }, { "average_window_ms", 1, 3600000 },
         { "energy_update_ms", 0, 3600000 }, { "energy_base_mJ", 0, 1000000000000000LL },
         { "latency_us", 0, 10000000 }, { "power_limit_W", 0, 100000 },
-        { "period_ms", 0, 1000000000000LL },
+        { "period_ms", 0, 1000000000000LL }, { "tenant_pid", 1, 4194304 },
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         if (strcmp(d, ints[i].name) != 0)
@@ -428,6 +448,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         case 3: sc->energy_base_mj = (unsigned long long)n; break;
         case 4: sc->latency_us = n; break;
         case 5: sc->power_limit_w = (unsigned)n; break;
+        case 7: sc->tenant_pid = (unsigned)n; break;
         default: sc->period_ms = n; break;
         }
         return 0;
@@ -444,7 +465,8 @@ static int init_defaults(struct sim_scenario *sc)
     sc->average_window_ms = 1000;
     sc->energy_base_mj = 1000000;
     sc->power_limit_w = 700;
-    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0, 0, 0 };
+    sc->tenant_pid = 1;
+    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0, 0, 0, 0 };
     for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
         sc->lost_after[g] = -1;
         struct sim_timeline *tl = &sc->gpu[g];

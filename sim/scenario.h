@@ -29,7 +29,7 @@ enum sim_func {
     SIM_FN_MEMORY, SIM_FN_CLOCK, SIM_FN_TEMP, SIM_FN_ENERGY, SIM_FN_FIELDS,
     SIM_FN_LIMIT, SIM_FN_EVENT_REASONS, SIM_FN_THROTTLE_REASONS, SIM_FN_TEMP_V,
     SIM_FN_PSTATE, SIM_FN_UUID, SIM_FN_PCI, SIM_FN_PERSISTENCE, SIM_FN_COMPUTE_MODE,
-    SIM_FN_MIG_MODE, SIM_FN_N
+    SIM_FN_MIG_MODE, SIM_FN_PROCS, SIM_FN_N
 };
 
 struct sim_reading {
@@ -38,7 +38,15 @@ struct sim_reading {
     unsigned long long reasons;
     unsigned pstate;
     unsigned pcie_tx_mbps, pcie_rx_mbps; /* PCIe traffic, MB/s (10^6 bytes) */
+    unsigned compute;           /* who has a compute context: SIM_COMPUTE_* bits */
 };
+
+/* `at T compute=none|child|tenant|child+tenant` (sim_compute.c). */
+enum { SIM_COMPUTE_CHILD = 1, SIM_COMPUTE_TENANT = 2 };
+/* `pid_namespace foreign` adds this to every reported pid: PID_MAX_LIMIT
+ * on 64-bit Linux, so no such pid exists here (a host pid seen from a
+ * container). */
+#define SIM_FOREIGN_PID_OFFSET 4194304u
 
 /* One step: from t_ms on (until the next step) the GPU reads r.
  * energy_mj caches the integral of power from 0 to t_ms. */
@@ -116,6 +124,8 @@ struct sim_scenario {
     long long period_ms;
     int no_driver, no_gpus;
     int persistence_off;        /* `persistence off`: nvmlDeviceGetPersistenceMode says disabled */
+    unsigned tenant_pid;        /* `tenant_pid N`: the other tenant's process (default 1) */
+    int foreign_pids;           /* `pid_namespace foreign` */
     long long lost_after[SIM_MAX_GPUS]; /* -1: never lost */
     struct sim_unsupported unsupported[SIM_MAX_FAULTS];
     size_t n_unsupported;

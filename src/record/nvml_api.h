@@ -115,6 +115,29 @@ typedef struct nvmlFieldValue_st {
     nvmlValue_t value;
 } nvmlFieldValue_t;
 
+/* One process with a compute context, as nvmlDeviceGetComputeRunningProcesses
+ * fills it. The layout depends on the entry point (nvml.h): the original
+ * symbol fills v1 (16 bytes); _v2 fills v2 (24 bytes); _v3 fills the same
+ * 24 bytes on drivers that also export nvmlDeviceGetRunningProcessDetailList
+ * (R535 and later), but the R525-R530 headers gave nvmlProcessInfo_t (the v3
+ * layout) an extra usedGpuCcProtectedMemory (32 bytes), which later drivers
+ * moved to nvmlProcessDetail_v1_t. gpu_procs.c therefore calls _v3 only
+ * where that marker symbol exists, else _v2, else the original. Every
+ * layout starts with the pid. usedGpuMemory is NVML_VALUE_NOT_AVAILABLE
+ * (all ones) when the driver cannot tell; gpuInstanceId and
+ * computeInstanceId are 0xFFFFFFFF without MIG. */
+typedef struct nvmlProcessInfo_v1_st {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+
+typedef struct nvmlProcessInfo_v2_st {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_v2_t;
+
 /* Field ids for nvmlDeviceGetFieldValues (nvml.h). */
 #define NVML_FI_DEV_PERF_POLICY_POWER 74 /* ns clocks were held down by the power cap
                                             (= NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP) */
@@ -172,5 +195,9 @@ typedef nvmlReturn_t (*nvml_device_enable_fn)(nvmlDevice_t, nvmlEnableState_t *)
 typedef nvmlReturn_t (*nvml_device_compute_mode_fn)(nvmlDevice_t, nvmlComputeMode_t *);
 typedef nvmlReturn_t (*nvml_device_mig_fn)(nvmlDevice_t, unsigned int *, unsigned int *);
     /* nvmlDeviceGetMigMode: current, pending */
+typedef nvmlReturn_t (*nvml_device_procs_v2_fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_v2_t *);
+    /* nvmlDeviceGetComputeRunningProcesses_v3 (R535+), _v2 */
+typedef nvmlReturn_t (*nvml_device_procs_v1_fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_v1_t *);
+    /* nvmlDeviceGetComputeRunningProcesses (the original symbol) */
 
 #endif

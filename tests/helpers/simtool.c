@@ -21,6 +21,9 @@
  *   gpu:N (switch GPU; gets its handle)      handle:N (GetHandleByIndex only)
  *   null (GetPowerUsage with a NULL pointer) badhandle (with a bogus handle)
  *   sleep:MS   t (scenario ms now)   epoch   init   shutdown
+ *   procs:v1|v2|v3 (nvmlDeviceGetComputeRunningProcesses, that symbol: a call
+ *   with room for none, then one with room for what it said; prints
+ *   "procs:V N pid:MiB...")
  * A failing call prints "ITEM error CODE STRING"; an absent symbol prints
  * "ITEM missing SYMBOL". The handle of GPU 0 is fetched before the first item
  * that needs one, which counts as a device query on GPU 0.
@@ -149,6 +152,32 @@ static void fields_item(const char *item, const char *ids)
     }
 }
 
+/* Two calls, as a real client makes them: how many, then that many. */
+static void procs_item(const char *item, const char *ver)
+{
+    char name[64];
+    snprintf(name, sizeof name, "nvmlDeviceGetComputeRunningProcesses%s%s",
+             strcmp(ver, "v1") ? "_" : "", strcmp(ver, "v1") ? ver : "");
+    int v1 = strcmp(ver, "v1") == 0;
+    any_fn f = sym(name);
+    if (missing(item, f != NULL, name))
+        return;
+    nvmlProcessInfo_v2_t buf2[64];
+    nvmlProcessInfo_v1_t buf1[64];
+    unsigned n = 0;
+    nvmlReturn_t rc = v1 ? ((nvml_device_procs_v1_fn)f)(handle, &n, NULL)
+                         : ((nvml_device_procs_v2_fn)f)(handle, &n, NULL);
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE && n <= 64)
+        rc = v1 ? ((nvml_device_procs_v1_fn)f)(handle, &n, buf1)
+                : ((nvml_device_procs_v2_fn)f)(handle, &n, buf2);
+    if (failed(item, rc))
+        return;
+    printf("%s %u", item, n);
+    for (unsigned i = 0; i < n; i++)
+        printf(" %u:%llu", v1 ? buf1[i].pid : buf2[i].pid,
+               (v1 ? buf1[i].usedGpuMemory : buf2[i].usedGpuMemory) >> 20);
+}
+
 static void one_item(const char *item)
 {
     if (!have_handle && strncmp(item, "gpu:", 4) && strncmp(item, "handle:", 7) &&
@@ -225,6 +254,8 @@ static void one_item(const char *item)
         ull_item(item, "nvmlDeviceGetCurrentClocksThrottleReasons", 1);
     } else if (strncmp(item, "fields:", 7) == 0) {
         fields_item(item, item + 7);
+    } else if (strncmp(item, "procs:", 6) == 0) {
+        procs_item(item, item + 6);
     } else if (strcmp(item, "fieldts") == 0) {
         nvml_device_field_values_fn f = (nvml_device_field_values_fn)sym("nvmlDeviceGetFieldValues");
         nvmlFieldValue_t v;
@@ -373,6 +404,8 @@ int main(int argc, char **argv)
             "nvmlDeviceGetPerformanceState", "nvmlSystemGetDriverVersion",
             "nvmlSystemGetNVMLVersion", "nvmlDeviceGetUUID", "nvmlDeviceGetPciInfo_v3",
             "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetComputeMode", "nvmlDeviceGetMigMode",
+            "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
+            "nvmlDeviceGetComputeRunningProcesses",
             "flinchsim_energy_J", "flinchsim_epoch_ns", "flinchsim_builtin_scenario",
             "flinchsim_vclock_now", "flinchsim_vclock_sleep_until",
         };
