@@ -244,6 +244,8 @@ static int on_mark(struct ctx *c, const struct trace_row *r)
         }
         if (step.opens && open_window(c, kind, r) != 0)
             return EXIT_RUNTIME;
+        if (step.opens && step.name)
+            c->a->windows[new_id].start_label = c->a->windows[new_id].end_label = step.name;
     }
     return resolve_pending(c, 0);
 }
@@ -360,7 +362,9 @@ int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *
         diag_error("out of memory");
         return EXIT_RUNTIME;
     }
-    if (o->range_name)
+    if (o->range_namer)
+        pairing_init_any(&c->pair[0], o->range_namer, o->range_namer_arg);
+    else if (o->range_name)
         pairing_init_range(&c->pair[0], o->range_name, o->range_domain);
     else
         pairing_init(&c->pair[0], o->start_label, o->end_label);

@@ -138,6 +138,10 @@ struct analysis_options {
     const char *start_label, *end_label;
     const char *range_name;              /* --range: pair MARKs by range ID (windows.h); start/end = it */
     const char *range_domain;            /* --domain: only that NVTX domain ("" default); NULL any */
+    /* Instead of a label or range name: every range, each window named by
+     * this (windows.h, pairing_init_any); start/end labels must be "". */
+    const char *(*range_namer)(void *arg, const char *label);
+    void *range_namer_arg;
     const char *idle_start, *idle_end;   /* --idle-window, NULL if not given */
     double idle_w, busy_w;               /* --idle-w / --busy-w; NAN: from the trace */
     double compute_frac;                 /* >= this fraction of the busy range: compute (0.5) */

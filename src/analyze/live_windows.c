@@ -18,28 +18,35 @@
 /* Finished windows kept before they are dropped in one shift. */
 #define LIVE_COMPACT_AFTER 256
 
-struct live_slot { struct live_windows *lw; int def; };
+struct live_slot { struct live_windows *lw; int def; long finished; };
 
-static void compact(struct ctx *c)
+/* Drops every finished window, every LIVE_COMPACT_AFTER of them or when
+ * none is open, wherever it is: a range that never closes (a lost end
+ * mark) must not keep the ones after it. Open ids stay in increasing order
+ * in the pairing, so one merge walk renumbers them. */
+static void compact(struct ctx *c, struct live_slot *slot)
 {
     struct analysis *a = c->a;
-    long lo = 0;
-    while (lo < a->nwindows && !c->act_of[0][lo])
-        lo++;
-    if (lo == 0 || (lo < a->nwindows && lo < LIVE_COMPACT_AFTER))
+    if (++slot->finished < LIVE_COMPACT_AFTER && c->nactive > 0)
         return;
-    for (long i = 0; i < lo; i++)
-        free(a->windows[i].gpu);
-    long keep = a->nwindows - lo;
-    memmove(a->windows, a->windows + lo, sizeof *a->windows * (size_t)keep);
-    memmove(c->act_of[0], c->act_of[0] + lo, sizeof *c->act_of[0] * (size_t)keep);
-    for (long i = 0; i < keep; i++)
-        if (c->act_of[0][i])
-            c->act_of[0][i]->id -= lo;
+    slot->finished = 0;
     struct pairing *p = &c->pair[0];
-    for (long k = 0; k < p->nopen; k++)
-        p->open_id[k] -= lo;
-    a->nwindows = keep;
+    long kept = 0, k = 0;
+    for (long i = 0; i < a->nwindows; i++) {
+        struct active *act = c->act_of[0][i];
+        if (!act) {
+            free(a->windows[i].gpu);
+            continue;
+        }
+        while (k < p->nopen && p->open_id[k] < i)
+            k++;
+        if (k < p->nopen && p->open_id[k] == i)
+            p->open_id[k++] = kept;
+        a->windows[kept] = a->windows[i];
+        c->act_of[0][kept] = act;
+        act->id = kept++;
+    }
+    a->nwindows = kept;
 }
 
 static int on_window_done(struct ctx *c, long id)
@@ -50,46 +57,56 @@ static int on_window_done(struct ctx *c, long id)
     const char *origin;
     finish_window_so_far(c, w, &origin);
     int rc = lw->fn(lw->arg, slot->def, ++lw->nth[slot->def], w, origin);
-    compact(c);
+    compact(c, slot);
     return rc;
 }
 
 int live_windows_open(struct live_windows *lw, struct trace_reader *tr,
                       const struct live_window_def *defs, int n,
-                      const struct analysis_options *base, live_window_fn fn, void *arg)
+                      const struct analysis_options *base, range_namer_fn namer,
+                      void *namer_arg, live_window_fn fn, void *arg)
 {
     memset(lw, 0, sizeof *lw);
     if (n > LIVE_MAX_DEFS)
         n = LIVE_MAX_DEFS;
+    int nctx = n + (namer != NULL);
     lw->fn = fn;
     lw->arg = arg;
-    lw->a = calloc((size_t)(n ? n : 1), sizeof *lw->a);
-    lw->ctx = calloc((size_t)(n ? n : 1), sizeof *lw->ctx);
-    struct live_slot *slots = calloc((size_t)(n ? n : 1), sizeof *slots);
+    lw->a = calloc((size_t)(nctx ? nctx : 1), sizeof *lw->a);
+    lw->ctx = calloc((size_t)(nctx ? nctx : 1), sizeof *lw->ctx);
+    struct live_slot *slots = calloc((size_t)(nctx ? nctx : 1), sizeof *slots);
     if (!lw->a || !lw->ctx || !slots) {
         free(slots);
         diag_error("out of memory");
         return EXIT_RUNTIME;
     }
-    for (int i = 0; i < n; i++) {
-        lw->opt[i] = *base;
-        /* a range pairs marks labelled with its name (analysis_range_options) */
-        lw->opt[i].start_label = defs[i].range ? defs[i].range : defs[i].start;
-        lw->opt[i].end_label = defs[i].range ? defs[i].range : defs[i].end;
-        lw->opt[i].range_name = defs[i].range;
-        lw->opt[i].range_domain = NULL;
-        lw->opt[i].idle_start = lw->opt[i].idle_end = NULL;
-        lw->opt[i].marks = NULL;
-        lw->opt[i].nmarks = 0;
-        int rc = analysis_begin(&lw->ctx[i], &lw->opt[i], tr->path, tr, &lw->a[i]);
+    for (int i = 0; i < nctx; i++) {
+        struct analysis_options *o = &lw->opt[i];
+        *o = *base;
+        if (i < n) {
+            /* a range pairs marks labelled with its name (analysis_range_options) */
+            o->start_label = defs[i].range ? defs[i].range : defs[i].start;
+            o->end_label = defs[i].range ? defs[i].range : defs[i].end;
+            o->range_name = defs[i].range;
+        } else {
+            o->start_label = o->end_label = "";
+            o->range_name = NULL;
+            o->range_namer = namer;
+            o->range_namer_arg = namer_arg;
+        }
+        o->range_domain = NULL;
+        o->idle_start = o->idle_end = NULL;
+        o->marks = NULL;
+        o->nmarks = 0;
+        int rc = analysis_begin(&lw->ctx[i], o, tr->path, tr, &lw->a[i]);
         lw->n = i + 1;
-        slots[i] = (struct live_slot){ lw, i };
+        slots[i] = (struct live_slot){ lw, i, 0 };
         lw->ctx[i].window_done = on_window_done;
         lw->ctx[i].hook_arg = &slots[i];
         if (rc != EXIT_OK)
             return rc;
     }
-    if (n == 0)
+    if (nctx == 0)
         free(slots);
     return EXIT_OK;
 }

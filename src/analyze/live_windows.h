@@ -16,6 +16,7 @@
 #include "analysis.h"
 #include "trace_reader.h"
 #include "window_def.h"
+#include "windows.h"
 
 /* Called for each finished window of definition `def`, in the order they
  * resolve; nth counts that definition's windows from 1. levels_origin: where
@@ -25,21 +26,24 @@ typedef int (*live_window_fn)(void *arg, int def, long nth, const struct window 
 
 struct ctx;
 struct live_windows {
-    int n;
-    struct analysis_options opt[LIVE_MAX_DEFS];
+    int n;                       /* contexts: the definitions, then the ranges' */
+    struct analysis_options opt[LIVE_MAX_DEFS + 1];
     struct analysis *a;          /* n */
     struct ctx *ctx;             /* n */
-    long nth[LIVE_MAX_DEFS];
+    long nth[LIVE_MAX_DEFS + 1];
     live_window_fn fn;
     void *arg;
 };
 
 /* tr: an open reader (its header gives the columns). base: thresholds and
- * --idle-w/--busy-w; labels come from defs. 0, or an exit code after one
- * error line. */
+ * --idle-w/--busy-w; labels come from defs. namer, when not NULL, adds
+ * one more context (def == n in the callback) that makes a window of every
+ * range, named by namer (windows.h, pairing_init_any: w->start_label is
+ * the name). 0, or an exit code after one error line. */
 int live_windows_open(struct live_windows *lw, struct trace_reader *tr,
                       const struct live_window_def *defs, int n,
-                      const struct analysis_options *base, live_window_fn fn, void *arg);
+                      const struct analysis_options *base, range_namer_fn namer,
+                      void *namer_arg, live_window_fn fn, void *arg);
 int live_windows_row(struct live_windows *lw, const struct trace_row *row);
 /* End of the trace: resolves the last edges (as analyze does at end of
  * file) and reports what finishes. */

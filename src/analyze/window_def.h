@@ -7,7 +7,6 @@
 #define FLINCH_WINDOW_DEF_H
 
 #define LIVE_MAX_DEFS 16
-#define WINDOW_NAME_MAX 64
 
 struct live_window_def {
     const char *name;            /* the `window` label */

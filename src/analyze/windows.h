@@ -18,6 +18,13 @@
  * that overlap across threads pair exactly, which order alone cannot do.
  * An end=ID that closes nothing counts as an unmatched end when its label
  * is NAME; an ID opened twice before it closes pairs first in, first out.
+ *
+ * Every range at once (pairing_init_any, the recorder's per-range-name
+ * metrics): a window starts at every MARK that opens a range, whatever its
+ * label or domain, and the namer gives it a name (a pointer that stays
+ * valid; NULL: the range is ignored). An end=ID closes, for each name, the
+ * first open window of that name with that ID, so every name pairs exactly
+ * as pairing_init_range(NAME, NULL) would pair it alone.
  */
 #ifndef FLINCH_WINDOWS_H
 #define FLINCH_WINDOWS_H
@@ -26,18 +33,25 @@
 
 #include "mark_line.h"
 
+typedef const char *(*range_namer_fn)(void *arg, const char *label);
+
 struct pairing {
     const char *start_label, *end_label;
-    int by_range;            /* pairing_init_range */
+    int by_range;            /* pairing_init_range or pairing_init_any */
+    range_namer_fn namer;    /* pairing_init_any */
+    void *namer_arg;
     const char *domain;      /* by range: only this domain ("" default); NULL any */
     long unmatched_ends;
     /* private: open windows, as (id, start time) */
     long *open_id;
     int64_t *open_t;
     char (*open_key)[MARK_RANGE_ID_MAX + 1];  /* by range: the ID of each open window */
+    const char **open_name;  /* any range: the name of each open window */
     long nopen, cap;
     long *closed;       /* ids closed by the last mark */
     long ncap_closed;
+    const char **closed_names;  /* any range: names an end mark decided */
+    long ncap_names;
 };
 
 /* What one mark did. closed[] is valid until the next pairing_on_mark. */
@@ -45,11 +59,14 @@ struct pairing_step {
     const long *closed;  /* ids of the windows this mark ended */
     long nclosed;
     int opens;           /* 1: this mark starts window `new_id` */
+    const char *name;    /* any range: the name the namer gave it */
 };
 
 void pairing_init(struct pairing *p, const char *start_label, const char *end_label);
 /* Pairs the ranges named NAME by their IDs; domain NULL: any domain. */
 void pairing_init_range(struct pairing *p, const char *name, const char *domain);
+/* Pairs every range by its ID, named by namer (above). */
+void pairing_init_any(struct pairing *p, range_namer_fn namer, void *arg);
 /* Feeds one MARK with its mark_attrs (NULL when it has none). new_id is the
  * id the window gets if this mark opens one. 0, or -1 when out of memory. */
 int pairing_on_mark(struct pairing *p, const char *label, const struct mark_attrs *attrs,

@@ -15,9 +15,12 @@
 
 #include "builtin.h"
 #include "diag.h"
+#include "mark_line.h"
+#include "metrics_text.h"
 #include "nvtx_filter.h"
 #include "recorder.h"
 #include "thread_sampler.h"
+#include "utf8.h"
 
 static void usage(FILE *out)
 {
@@ -67,7 +70,8 @@ static void usage(FILE *out)
     fputs(
         "live answers and metrics (README, \"Live answers\" and \"For the fleet\"):\n"
         "      --window NAME=START:END  a named window from MARK START to MARK END\n"
-        "                         (repeatable, up to 16; NAME: letters, digits, _ . -)\n"
+        "                         (repeatable, up to 16; NAME: any text a mark label\n"
+        "                         may be, spaces too, no '='; cut to 63 bytes as a label)\n"
         "      --start A --end B  the window analyze's --start/--end give, named A:B\n"
         "      --range NAME       every range NAME (NVTX, flinch.window), paired by id as\n"
         "                         analyze --range does; repeatable, named NAME\n"
@@ -78,7 +82,9 @@ static void usage(FILE *out)
         "      --metrics [ADDR:]PORT  serve Prometheus metrics at /metrics (a bare\n"
         "                         PORT listens on 127.0.0.1 only; 0.0.0.0:PORT: all)\n"
         "      --metrics-file PATH  write the same text to PATH (replaced atomically,\n"
-        "                         every second and at exit; node_exporter textfile)\n"
+        "                         every second and at exit; node_exporter textfile)\n"        "      --metrics-ranges N  metrics per range name (NVTX, flinch.window) for the\n"
+        "                         first N names (default 32; 0: none); later names are\n"
+        "                         counted under range=\"other\"\n"
         "  -h, --help             this help\n"
         "\n"
         "  -- CMD ARGS...         run CMD with FLINCH_MARKS set to the marks FIFO (a\n"
@@ -94,7 +100,7 @@ enum {
     OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
     OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX,
     OPT_NVTX_REPLACE, OPT_THREADS_MS, OPT_WINDOW, OPT_START, OPT_END, OPT_LIVE, OPT_IDLE_W,
-    OPT_BUSY_W, OPT_METRICS, OPT_METRICS_FILE, OPT_RANGE
+    OPT_BUSY_W, OPT_METRICS, OPT_METRICS_FILE, OPT_RANGE, OPT_METRICS_RANGES
 };
 
 static const struct option long_opts[] = {
@@ -124,6 +130,7 @@ static const struct option long_opts[] = {
     { "busy-w",      required_argument, NULL, OPT_BUSY_W },
     { "metrics",     required_argument, NULL, OPT_METRICS },
     { "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
+    { "metrics-ranges", required_argument, NULL, OPT_METRICS_RANGES },
     { "quiet",       no_argument,       NULL, 'q' },
     { "help",        no_argument,       NULL, 'h' },
     { NULL, 0, NULL, 0 }
@@ -195,9 +202,29 @@ static int setup_nvtx(const char *filter_text, int replace)
     return 0;
 }
 
-static char def_text[LIVE_MAX_DEFS][3 * 4096];
+static char def_text[LIVE_MAX_DEFS][4 * 4096];
 
-/* --window NAME=START:END (the first ':' after '=' splits the labels). */
+/* A window's NAME, a range's name, a window's MARK labels: what a mark
+ * label may be (mark_line.h: 1..MARK_LABEL_MAX bytes, no control character,
+ * no space at either end, since the FIFO strips them), and valid UTF-8, so
+ * it is a valid Prometheus label value. Spaces inside are fine. */
+static int check_name(const char *what, const char *s, size_t len, const char *arg)
+{
+    int ok = len > 0 && len <= MARK_LABEL_MAX && s[0] != ' ' && s[len - 1] != ' ';
+    for (size_t i = 0; ok && i < len;) {
+        int clen = utf8_char_len(s + i, len - i);
+        ok = clen > 0 && (unsigned char)s[i] >= 0x20 && s[i] != 0x7f;
+        i += clen > 0 ? (size_t)clen : 1;
+    }
+    if (!ok)
+        diag_error("%s: the %s must be 1 to %d bytes of UTF-8 text without control characters "
+                   "or a space at either end", arg, what, MARK_LABEL_MAX);
+    return ok ? 0 : -1;
+}
+
+/* A window from --window NAME=START:END (start, end set), --range NAME
+ * (start NULL) or --start/--end. Its `window` label value is NAME made a
+ * label value (metrics_label_value: cut to 63 bytes), unique. */
 static int add_window(struct live_hub_opts *h, const char *name, size_t nlen, const char *start,
                       size_t slen, const char *end, const char *arg)
 {
@@ -205,28 +232,27 @@ static int add_window(struct live_hub_opts *h, const char *name, size_t nlen, co
         diag_error("%s: more than %d windows", arg, LIVE_MAX_DEFS);
         return -1;
     }
-    if (nlen == 0 || nlen >= WINDOW_NAME_MAX || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-            "abcdefghijklmnopqrstuvwxyz0123456789_.-:") < nlen) {
-        diag_error("%s: the window name must be 1 to %d letters, digits, '_', '.', '-' or ':'",
-                   arg, WINDOW_NAME_MAX - 1);
+    if (check_name(start ? "window name" : "range name", name, nlen, arg) != 0)
         return -1;
-    }
-    if (start && (slen == 0 || !*end || slen > 4000 || strlen(end) > 4000)) {
-        diag_error("%s: expected NAME=START:END with non-empty MARK labels", arg);
+    if (start && (check_name("start label", start, slen, arg) != 0
+                  || check_name("end label", end, strlen(end), arg) != 0))
         return -1;
-    }
+    char full[MARK_LABEL_MAX + 1], label[METRICS_NAME_MAX];
+    snprintf(full, sizeof full, "%.*s", (int)nlen, name);
+    metrics_label_value(label, full);
     char *t = def_text[h->ndefs];
-    snprintf(t, sizeof def_text[0], "%.*s%c%.*s%c%s", (int)nlen, name, 0, (int)slen,
-             start ? start : "", 0, end ? end : "");
+    size_t llen = strlen(label);
+    snprintf(t, sizeof def_text[0], "%s%c%.*s%c%s%c%s", label, 0, (int)slen, start ? start : "",
+             0, end ? end : "", 0, full);
     for (int i = 0; i < h->ndefs; i++)
         if (strcmp(h->defs[i].name, t) == 0) {
             diag_error("%s: window name '%s' given twice", arg, t);
             return -1;
         }
     h->defs[h->ndefs].name = t;
-    h->defs[h->ndefs].start = start ? t + nlen + 1 : NULL;
-    h->defs[h->ndefs].end = start ? t + nlen + 1 + slen + 1 : NULL;
-    h->defs[h->ndefs].range = start ? NULL : t;
+    h->defs[h->ndefs].start = start ? t + llen + 1 : NULL;
+    h->defs[h->ndefs].end = start ? t + llen + 1 + slen + 1 : NULL;
+    h->defs[h->ndefs].range = start ? NULL : t + llen + 1 + 1 + 1;
     h->ndefs++;
     return 0;
 }
@@ -265,6 +291,7 @@ int cmd_record(int argc, char **argv)
         .threads_ms = THREAD_SAMPLER_DEFAULT_MS,
     };
     o.hub.idle_w = o.hub.busy_w = NAN;
+    o.hub.metrics_ranges = METRICS_RANGES_DEFAULT;
     const char *start = NULL, *end = NULL;
     int seconds_given = 0;
     long v;
@@ -337,6 +364,11 @@ int cmd_record(int argc, char **argv)
             break;
         case OPT_METRICS: o.hub.metrics = optarg; break;
         case OPT_METRICS_FILE: o.hub.metrics_file = optarg; break;
+        case OPT_METRICS_RANGES:
+            if (parse_long("metrics-ranges", optarg, 10, 0, METRICS_RANGES_MAX, &v) != 0)
+                return EXIT_USAGE;
+            o.hub.metrics_ranges = (int)v;
+            break;
         case 'q': o.quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default:
@@ -366,9 +398,9 @@ int cmd_record(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (start) {
-        char name[WINDOW_NAME_MAX + 8];
+        char name[MARK_LABEL_MAX + 1];
         int n = snprintf(name, sizeof name, "%s:%s", start, end);
-        if (n < 0 || (size_t)n >= WINDOW_NAME_MAX) {
+        if (n < 0 || (size_t)n >= sizeof name) {
             diag_error("--start %s --end %s: labels too long to name the window; use "
                        "--window NAME=START:END", start, end);
             return EXIT_USAGE;

@@ -52,6 +52,11 @@ int live_hub_open(struct live_hub *h, const struct live_hub_opts *o, const char 
     h->s->st.nwin = o->ndefs < METRICS_MAX_WINDOWS ? o->ndefs : METRICS_MAX_WINDOWS;
     for (int i = 0; i < h->s->st.nwin; i++)
         snprintf(h->s->st.win[i].name, sizeof h->s->st.win[i].name, "%s", o->defs[i].name);
+    if ((o->metrics || o->metrics_file) && o->metrics_ranges > 0
+        && metrics_state_ranges(&h->s->st, o->metrics_ranges) != 0) {
+        diag_error("out of memory");
+        return -1;
+    }
     if (o->metrics_file) {
         if (metrics_file_check(o->metrics_file) != 0)
             return -1;
@@ -129,6 +134,10 @@ static void publish(struct live_hub *h, int final)
 static int on_window(void *arg, int def, long nth, const struct window *w, const char *origin)
 {
     struct live_hub *h = arg;
+    if (def == h->s->st.nwin) {         /* the per-range-name context */
+        metrics_add_range_window(&h->s->st, w);
+        return EXIT_OK;
+    }
     metrics_add_window(&h->s->st, def, w);
     if (h->o.live) {
         char line[2048];
@@ -190,7 +199,9 @@ static void *hub_main(void *arg)
     analysis_default_options(&base);
     base.idle_w = h->o.idle_w;
     base.busy_w = h->o.busy_w;
-    int ok = live_windows_open(&h->s->lw, &tr, h->o.defs, h->s->st.nwin, &base, on_window, h) == EXIT_OK;
+    int ok = live_windows_open(&h->s->lw, &tr, h->o.defs, h->s->st.nwin, &base,
+                               h->s->st.range_cap ? metrics_range_name : NULL, &h->s->st,
+                               on_window, h) == EXIT_OK;
     struct trace_row row;
     int rc;
     publish(h, 1);
@@ -272,6 +283,8 @@ void live_hub_stop(struct live_hub *h)
         metrics_server_stop(&h->srv);
     h->have_srv = 0;
     h->on = 0;
+    if (h->s)
+        metrics_state_free(&h->s->st);
     free(h->s);
     h->s = NULL;
 }

@@ -31,6 +31,7 @@ struct live_hub_opts {
     int ndefs;                    /* --window NAME=START:END and --start/--end */
     struct live_window_def defs[LIVE_MAX_DEFS];
     double idle_w, busy_w;        /* --idle-w / --busy-w, NAN: learned */
+    int metrics_ranges;           /* --metrics-ranges N: range names with series; 0: none */
 };
 
 struct mark_fifo;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "metrics_text.h"
+#include "utf8.h"
 #include "version.h"
 
 const double metrics_bucket_bounds[METRICS_BUCKETS] = {
@@ -38,14 +39,86 @@ struct metrics_gpu *metrics_gpu(struct metrics_state *s, int index)
     return g;
 }
 
+int metrics_state_ranges(struct metrics_state *s, int cap)
+{
+    if (cap < 1 || cap > METRICS_RANGES_MAX)
+        return -1;
+    s->range = calloc((size_t)cap + 1, sizeof *s->range);
+    if (!s->range)
+        return -1;
+    s->range_cap = cap;
+    snprintf(s->range[cap].name, sizeof s->range[cap].name, "%s", METRICS_RANGE_OTHER);
+    return 0;
+}
+
+void metrics_state_free(struct metrics_state *s)
+{
+    free(s->range);
+    s->range = NULL;
+    s->range_cap = s->nrange = 0;
+}
+
+/* Names that agree up to the cut share a series (README). */
+void metrics_label_value(char *out, const char *label)
+{
+    const size_t room = METRICS_NAME_MAX - 1;
+    size_t n = 0, len = strlen(label), cut = 0;
+    int cutting = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)label[i];
+        int clen = utf8_char_len(label + i, len - i);
+        const char *src = label + i;
+        size_t w = (size_t)clen;
+        if (clen == 0 || c < 0x20 || c == 0x7f) {
+            src = "\xEF\xBF\xBD";
+            w = 3;
+            clen = 1;
+        }
+        if (n + w > room - 3 && !cutting) {
+            cut = n;                    /* where "..." goes if the rest does not fit */
+            cutting = 1;
+        }
+        if (n + w > room) {
+            memcpy(out + cut, "...", 3);
+            n = cut + 3;
+            break;
+        }
+        memcpy(out + n, src, w);
+        n += w;
+        i += (size_t)clen;
+    }
+    out[n] = '\0';
+}
+
+const char *metrics_range_name(void *state, const char *label)
+{
+    struct metrics_state *s = state;
+    if (!s->range_cap)
+        return NULL;
+    char key[METRICS_NAME_MAX];
+    metrics_label_value(key, label);
+    struct metrics_window *other = &s->range[s->range_cap];
+    if (strcmp(key, METRICS_RANGE_OTHER) != 0) {
+        for (int i = 0; i < s->nrange; i++)
+            if (strcmp(s->range[i].name, key) == 0)
+                return s->range[i].name;
+        if (s->nrange < s->range_cap) {
+            struct metrics_window *m = &s->range[s->nrange++];
+            memcpy(m->name, key, sizeof m->name);
+            return m->name;
+        }
+    }
+    s->other_used = 1;
+    return other->name;
+}
+
 /* The compute / host-cpu / waiting seconds are the window's breakdown
  * (breakdown.c, as analyze makes it); a window without one (no GPU signal)
  * adds to none of the three. */
-void metrics_add_window(struct metrics_state *s, int win, const struct window *w)
+static void add_window(struct metrics_window *m, const struct window *w)
 {
-    if (win < 0 || win >= s->nwin || !isfinite(w->duration_s))
+    if (!isfinite(w->duration_s))
         return;
-    struct metrics_window *m = &s->win[win];
     for (int b = 0; b < METRICS_BUCKETS; b++)
         if (w->duration_s <= metrics_bucket_bounds[b])
             m->bucket[b]++;
@@ -60,6 +133,21 @@ void metrics_add_window(struct metrics_state *s, int win, const struct window *w
     }
     if ((unsigned)w->verdict < VERDICT_COUNT)
         m->by_verdict[w->verdict]++;
+}
+
+void metrics_add_window(struct metrics_state *s, int win, const struct window *w)
+{
+    if (win >= 0 && win < s->nwin)
+        add_window(&s->win[win], w);
+}
+
+void metrics_add_range_window(struct metrics_state *s, const struct window *w)
+{
+    for (int i = 0; i <= s->range_cap && s->range; i++)
+        if (w->start_label == s->range[i].name) {
+            add_window(&s->range[i], w);
+            return;
+        }
 }
 
 void metrics_escape_label(char *out, size_t cap, const char *value)
@@ -108,22 +196,24 @@ static void counter(FILE *f, const char *name, const char *help, long long v)
     fprintf(f, "%s %lld\n", name, v);
 }
 
-static void window_series(FILE *f, const struct metrics_state *s)
+/* The window families: the configured windows (label `window`), then the
+ * ranges (label `range`: each name given a series, then "other" once used). */
+struct series_ref { const char *label; char value[2 * METRICS_NAME_MAX]; const struct metrics_window *m; };
+
+static void window_series(FILE *f, const struct series_ref *ref, int n)
 {
-    char esc[METRICS_MAX_WINDOWS][2 * METRICS_NAME_MAX];
-    for (int i = 0; i < s->nwin; i++)
-        metrics_escape_label(esc[i], sizeof esc[i], s->win[i].name);
     head(f, "flinch_window_duration_seconds", "histogram",
-         "Duration of finished windows (MARK to MARK), by window definition.");
-    for (int i = 0; i < s->nwin; i++) {
-        const struct metrics_window *m = &s->win[i];
+         "Duration of finished windows (MARK to MARK), by window definition or range name.");
+    for (int i = 0; i < n; i++) {
+        const struct metrics_window *m = ref[i].m;
+        const char *l = ref[i].label, *v = ref[i].value;
         for (int b = 0; b < METRICS_BUCKETS; b++)
-            fprintf(f, "flinch_window_duration_seconds_bucket{window=\"%s\",le=\"%g\"} %llu\n",
-                    esc[i], metrics_bucket_bounds[b], (unsigned long long)m->bucket[b]);
-        fprintf(f, "flinch_window_duration_seconds_bucket{window=\"%s\",le=\"+Inf\"} %llu\n",
-                esc[i], (unsigned long long)m->count);
-        fprintf(f, "flinch_window_duration_seconds_sum{window=\"%s\"} %.17g\n", esc[i], m->duration_sum_s);
-        fprintf(f, "flinch_window_duration_seconds_count{window=\"%s\"} %llu\n", esc[i],
+            fprintf(f, "flinch_window_duration_seconds_bucket{%s=\"%s\",le=\"%g\"} %llu\n",
+                    l, v, metrics_bucket_bounds[b], (unsigned long long)m->bucket[b]);
+        fprintf(f, "flinch_window_duration_seconds_bucket{%s=\"%s\",le=\"+Inf\"} %llu\n",
+                l, v, (unsigned long long)m->count);
+        fprintf(f, "flinch_window_duration_seconds_sum{%s=\"%s\"} %.17g\n", l, v, m->duration_sum_s);
+        fprintf(f, "flinch_window_duration_seconds_count{%s=\"%s\"} %llu\n", l, v,
                 (unsigned long long)m->count);
     }
     static const struct { const char *name, *help; size_t off; } sums[] = {
@@ -142,15 +232,35 @@ static void window_series(FILE *f, const struct metrics_state *s)
     };
     for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++) {
         head(f, sums[k].name, "counter", sums[k].help);
-        for (int i = 0; i < s->nwin; i++)
-            fprintf(f, "%s{window=\"%s\"} %.17g\n", sums[k].name, esc[i],
-                    *(const double *)((const char *)&s->win[i] + sums[k].off));
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s{%s=\"%s\"} %.17g\n", sums[k].name, ref[i].label, ref[i].value,
+                    *(const double *)((const char *)ref[i].m + sums[k].off));
     }
-    head(f, "flinch_windows_total", "counter", "Finished windows, by window definition and verdict.");
-    for (int i = 0; i < s->nwin; i++)
+    head(f, "flinch_windows_total", "counter",
+         "Finished windows, by window definition or range name, and verdict.");
+    for (int i = 0; i < n; i++)
         for (int v = 0; v < VERDICT_COUNT; v++)
-            fprintf(f, "flinch_windows_total{window=\"%s\",verdict=\"%s\"} %llu\n", esc[i],
-                    verdict_name((enum verdict)v), (unsigned long long)s->win[i].by_verdict[v]);
+            fprintf(f, "flinch_windows_total{%s=\"%s\",verdict=\"%s\"} %llu\n", ref[i].label,
+                    ref[i].value, verdict_name((enum verdict)v),
+                    (unsigned long long)ref[i].m->by_verdict[v]);
+}
+
+static int window_refs(const struct metrics_state *s, struct series_ref **out)
+{
+    int n = 0;
+    struct series_ref *ref = malloc(sizeof *ref * (size_t)(s->nwin + s->range_cap + 1));
+    *out = ref;
+    if (!ref)
+        return 0;
+    for (int i = 0; i < s->nwin; i++)
+        ref[n++] = (struct series_ref){ "window", "", &s->win[i] };
+    for (int i = 0; i < s->nrange; i++)
+        ref[n++] = (struct series_ref){ "range", "", &s->range[i] };
+    if (s->other_used)
+        ref[n++] = (struct series_ref){ "range", "", &s->range[s->range_cap] };
+    for (int i = 0; i < n; i++)
+        metrics_escape_label(ref[i].value, sizeof ref[i].value, ref[i].m->name);
+    return n;
 }
 
 char *metrics_render(const struct metrics_state *s, size_t *len)
@@ -189,8 +299,11 @@ char *metrics_render(const struct metrics_state *s, size_t *len)
     counter(f, "flinch_live_rows_dropped_total",
             "Trace rows the live analysis could not keep up with (window metrics may miss them).",
             s->live_rows_dropped);
-    if (s->nwin)
-        window_series(f, s);
+    struct series_ref *ref;
+    int nref = window_refs(s, &ref);
+    if (nref)
+        window_series(f, ref, nref);
+    free(ref);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

@@ -5,9 +5,14 @@
  * Owns: the metric state (plain values, updated only by the live hub's
  * thread from the rows it reads), the metric names, units, types and HELP
  * text, label escaping, and rendering the whole state as one text. Label
- * values come only from the configuration (window names, GPU index and
- * UUID, version, host name), never from MARK labels, so the number of
- * series is fixed by the configuration (README, "For the fleet").
+ * values come from the configuration (window names, GPU index and UUID,
+ * version, host name) and, for the per-range metrics, from range names:
+ * the first METRICS_RANGES_DEFAULT (--metrics-ranges N) distinct names
+ * each get a `range` label value, every later one is counted under
+ * range="other", and a name is made a safe label value first (valid UTF-8,
+ * at most METRICS_NAME_MAX - 1 bytes). So the number of series is bounded
+ * by the configuration whatever the application sends (README, "For the
+ * fleet"). Free-form MARK labels (plain marks) never become label values.
  */
 #ifndef FLINCH_METRICS_TEXT_H
 #define FLINCH_METRICS_TEXT_H
@@ -22,6 +27,9 @@
 #define METRICS_NAME_MAX 64
 #define METRICS_UUID_MAX 96
 #define METRICS_BUCKETS 16   /* duration histogram bounds, +Inf excluded */
+#define METRICS_RANGES_DEFAULT 32
+#define METRICS_RANGES_MAX 1000
+#define METRICS_RANGE_OTHER "other"
 
 struct metrics_gpu {
     int index;
@@ -53,15 +61,37 @@ struct metrics_state {
     int64_t last_tick;                  /* -1 before the first */
     int nwin;
     struct metrics_window win[METRICS_MAX_WINDOWS];
+    int range_cap;                      /* names with their own series; 0: no range metrics */
+    int nrange;                         /* names given a series so far */
+    int other_used;                     /* a range was counted under "other" */
+    struct metrics_window *range;       /* range_cap + 1: the names, then "other" */
 };
 
 extern const double metrics_bucket_bounds[METRICS_BUCKETS];
 
 void metrics_state_init(struct metrics_state *s, const char *host);
+/* Turns the per-range metrics on with room for cap names (1..
+ * METRICS_RANGES_MAX). 0, or -1 when out of memory. */
+int metrics_state_ranges(struct metrics_state *s, int cap);
+void metrics_state_free(struct metrics_state *s);
+/* The name a range labelled `label` is counted under: a pointer into the
+ * state that stays valid (its own series, or "other" once the cap is
+ * reached, or when the label, made a label value, is "other"). NULL when
+ * range metrics are off. Usable as a range_namer_fn (arg: the state). */
+const char *metrics_range_name(void *state, const char *label);
+/* Counts one finished range window; w->start_label is what
+ * metrics_range_name returned. */
+void metrics_add_range_window(struct metrics_state *s, const struct window *w);
 /* The GPU with this index, added on first sight (NULL when full). */
 struct metrics_gpu *metrics_gpu(struct metrics_state *s, int index);
 /* Counts one finished window of window definition `win`. */
 void metrics_add_window(struct metrics_state *s, int win, const struct window *w);
+
+/* A window or range name as a label value, in out[METRICS_NAME_MAX]: valid
+ * UTF-8 (a byte that is not, or a control character, becomes U+FFFD), cut
+ * at a character boundary to at most METRICS_NAME_MAX - 1 bytes, ending in
+ * "..." when cut. */
+void metrics_label_value(char *out, const char *name);
 
 /* Escapes a label value (\\, \", \n) into out; truncates to cap. */
 void metrics_escape_label(char *out, size_t cap, const char *value);

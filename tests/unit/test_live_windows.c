@@ -2,10 +2,13 @@
  * test_live_windows.c — the live analysis (live_windows.c): each window is
  * reported once, with the energy analyze measures, as soon as the samples
  * after its end are in; and memory stays flat over a million windows (a
- * day of requests), because reported windows are dropped.
+ * day of requests), because reported windows are dropped, even behind a
+ * range that never ends. Every range at once (the per-range-name metrics)
+ * comes as one more definition.
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -101,7 +104,7 @@ static void open_req(struct live_windows *lw, struct trace_reader *tr, struct se
     analysis_default_options(&o);
     *tr = fake_reader();
     memset(s, 0, sizeof *s);
-    CHECK(live_windows_open(lw, tr, &def, 1, &o, on_window, s) == EXIT_OK);
+    CHECK(live_windows_open(lw, tr, &def, 1, &o, NULL, NULL, on_window, s) == EXIT_OK);
 }
 
 static void test_reported_once_exact(void)
@@ -151,9 +154,84 @@ static void test_million_windows_flat_memory(void)
     live_windows_free(&lw);
 }
 
+static void range_mark(struct live_windows *lw, const char *label, enum mark_edge edge, long id,
+                       int64_t t)
+{
+    struct trace_row r;
+    memset(&r, 0, sizeof r);
+    for (int c = 0; c < COL_COUNT; c++)
+        r.v[c] = NAN;
+    r.type = TRACE_MARK;
+    r.t_mono_ns = t;
+    r.gpu = -1;
+    r.label = label;
+    r.has_attrs = 1;
+    r.attrs.edge = edge;
+    snprintf(r.attrs.range_id, sizeof r.attrs.range_id, "1.%ld", id);
+    live_windows_row(lw, &r);
+}
+
+struct range_seen { long n, bad; double energy_sum; };
+
+static int on_range(void *arg, int def, long nth, const struct window *w, const char *origin)
+{
+    struct range_seen *s = arg;
+    (void)origin;
+    s->n++;
+    if (def != 0 || nth != s->n || strcmp(w->start_label, "step") != 0)
+        s->bad++;
+    s->energy_sum += w->energy_j;
+    return EXIT_OK;
+}
+
+static const char *only_step(void *arg, const char *label)
+{
+    (void)arg;
+    return strcmp(label, "step") == 0 ? "step" : strcmp(label, "lost") == 0 ? "lost" : NULL;
+}
+
+/* A range whose end never comes (a lost end mark) opens first; 10000
+ * "step" ranges follow, each named by the namer: each is reported, and
+ * the finished ones are dropped although the first is still open. */
+static void test_ranges_behind_an_open_one(void)
+{
+    struct trace_reader tr = fake_reader();
+    struct live_windows lw;
+    struct range_seen s = { 0, 0, 0 };
+    struct analysis_options o;
+    analysis_default_options(&o);
+    CHECK(live_windows_open(&lw, &tr, NULL, 0, &o, only_step, NULL, on_range, &s) == EXIT_OK);
+    int64_t t = 1000 * MS;
+    range_mark(&lw, "lost", MARK_EDGE_START, 0, t - 3 * MS);
+    long max_kept = 0;
+    for (long i = 1; i <= 10000; i++) {
+        sample(&lw, t);
+        range_mark(&lw, "step", MARK_EDGE_START, i, t + 5 * MS);
+        sample(&lw, t + 10 * MS);
+        mark(&lw, "note", t + 12 * MS);        /* a plain mark: no window */
+        sample(&lw, t + 20 * MS);
+        range_mark(&lw, "step", MARK_EDGE_END, i, t + 25 * MS);
+        sample(&lw, t + 30 * MS);
+        t += 40 * MS;
+        if (lw.a[0].nwindows > max_kept)
+            max_kept = lw.a[0].nwindows;
+    }
+    for (int i = 0; i < 20; i++, t += 10 * MS)
+        sample(&lw, t);
+    CHECK(s.n == 10000);
+    CHECK(s.bad == 0);
+    CHECK_NEAR(s.energy_sum, 2.0 * 1e4, 1e-5);
+    CHECK(max_kept < 300);                       /* 256 finished + the open ones */
+    CHECK(lw.a[0].nwindows <= 256 && strcmp(lw.a[0].windows[0].start_label, "lost") == 0);
+    live_windows_finish(&lw);
+    live_windows_free(&lw);
+}
+
 int main(void)
 {
     run_test("each window reported once, as soon as it resolves, exact", test_reported_once_exact);
     run_test("a million windows in flat memory", test_million_windows_flat_memory);
+    run_test("every range at once; ranges behind one that never ends are dropped",
+             test_ranges_behind_an_open_one);
     return check_exit_status();
 }

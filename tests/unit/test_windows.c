@@ -1,5 +1,10 @@
 /* test_windows.c — the pairing rule: each start pairs with the next end at
- * or after it; unmatched starts and ends; same start and end label. */
+ * or after it; unmatched starts and ends; same start and end label; every
+ * range at once (pairing_init_any) pairing as each name would alone. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "check.h"
 #include "windows.h"
 
@@ -60,10 +65,91 @@ static void test_same_label(void)
     pairing_free(&p);
 }
 
+/* Range marks: a name, an edge, an ID, a time. */
+struct rmark { const char *label; enum mark_edge edge; const char *id; int64_t t; };
+
+static const char *namer(void *arg, const char *label)
+{
+    static const char *names[] = { "a", "b", "c" };
+    (void)arg;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(label, names[i]) == 0)
+            return names[i];
+    return NULL;                                 /* "z": not counted */
+}
+
+/* The windows (start index, end index into the marks) a pairing makes. */
+static int pairs_of(struct pairing *p, const struct rmark *m, int n, int out[][2])
+{
+    long opened_at[64];
+    int np = 0;
+    for (int i = 0; i < n; i++) {
+        struct mark_attrs a;
+        memset(&a, 0, sizeof a);
+        a.edge = m[i].edge;
+        snprintf(a.range_id, sizeof a.range_id, "%s", m[i].id);
+        struct pairing_step st;
+        long id = i;
+        CHECK(pairing_on_mark(p, m[i].label, &a, m[i].t, id, &st) == 0);
+        for (long k = 0; k < st.nclosed; k++) {
+            out[np][0] = (int)opened_at[st.closed[k]];
+            out[np++][1] = i;
+        }
+        if (st.opens) {
+            opened_at[id] = i;
+            CHECK(!p->namer || (st.name && strcmp(st.name, m[i].label) == 0));
+        }
+    }
+    return np;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const int *a = x, *b = y;
+    return a[0] != b[0] ? a[0] - b[0] : a[1] - b[1];
+}
+
+static void test_any_range_pairs_like_each_name(void)
+{
+    /* nested a in a; b overlapping a across threads, its end first; an ID
+     * reused by two names at once (a client bug): each name closes its own;
+     * an end before its start; z is not named; c never ends. */
+    static const struct rmark m[] = {
+        { "a", MARK_EDGE_START, "1", 10 }, { "a", MARK_EDGE_START, "2", 20 },
+        { "b", MARK_EDGE_START, "3", 25 }, { "a", MARK_EDGE_END, "2", 30 },
+        { "b", MARK_EDGE_END, "3", 35 },   { "a", MARK_EDGE_END, "1", 40 },
+        { "a", MARK_EDGE_START, "9", 50 }, { "b", MARK_EDGE_START, "9", 55 },
+        { "b", MARK_EDGE_START, "9", 56 }, { "a", MARK_EDGE_END, "9", 60 },
+        { "c", MARK_EDGE_START, "4", 80 }, { "c", MARK_EDGE_END, "4", 70 },
+        { "z", MARK_EDGE_START, "5", 90 }, { "z", MARK_EDGE_END, "5", 95 },
+        { "a", MARK_EDGE_END, "9", 99 },
+    };
+    int n = (int)(sizeof m / sizeof m[0]);
+    int want[64][2], got[64][2], nw = 0;
+    const char *names[] = { "a", "b", "c" };
+    for (int k = 0; k < 3; k++) {
+        struct pairing p;
+        pairing_init_range(&p, names[k], NULL);
+        nw += pairs_of(&p, m, n, want + nw);
+        pairing_free(&p);
+    }
+    struct pairing p;
+    pairing_init_any(&p, namer, NULL);
+    int ng = pairs_of(&p, m, n, got);
+    CHECK(pairing_open_count(&p) == 1);          /* c: its end came before it */
+    pairing_free(&p);
+    qsort(want, (size_t)nw, sizeof want[0], cmp_pair);
+    qsort(got, (size_t)ng, sizeof got[0], cmp_pair);
+    CHECK(nw == 6);                              /* a 1, a 2, b 3, a 9 (both ends), b 9 */
+    CHECK(ng == nw && memcmp(want, got, sizeof want[0] * (size_t)nw) == 0);
+}
+
 int main(void)
 {
     run_test("pairing: sequential windows, shared end, unmatched marks", test_sequential_and_unmatched);
     run_test("pairing: an end earlier than the open start does not close it", test_end_before_later_start);
     run_test("pairing: same start and end label gives consecutive windows", test_same_label);
+    run_test("pairing: every range at once pairs each name as it would alone",
+             test_any_range_pairs_like_each_name);
     return check_exit_status();
 }
