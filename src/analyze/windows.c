@@ -81,6 +81,20 @@ static int grow_open(struct pairing *p)
     return 0;
 }
 
+/* Room in closed[] for every open window at once. */
+static int room_to_close_all(struct pairing *p, struct pairing_step *step)
+{
+    if (p->ncap_closed < p->nopen) {
+        long *n = realloc(p->closed, sizeof *n * (size_t)p->nopen);
+        if (!n)
+            return -1;
+        p->closed = n;
+        p->ncap_closed = p->nopen;
+        step->closed = n;
+    }
+    return 0;
+}
+
 static void close_open(struct pairing *p, long i, struct pairing_step *step)
 {
     step->closed = p->closed;
@@ -101,13 +115,8 @@ static void close_open(struct pairing *p, long i, struct pairing_step *step)
 static int close_any(struct pairing *p, const struct mark_attrs *a, int64_t t,
                      struct pairing_step *step)
 {
-    if (p->ncap_closed < p->nopen) {
-        long *n = realloc(p->closed, sizeof *n * (size_t)p->nopen);
-        if (!n)
-            return -1;
-        p->closed = n;
-        p->ncap_closed = p->nopen;
-    }
+    if (room_to_close_all(p, step) != 0)
+        return -1;
     if (p->ncap_names < p->nopen) {
         const char **n = realloc(p->closed_names, sizeof *n * (size_t)p->nopen);
         if (!n)
@@ -193,14 +202,8 @@ int pairing_on_mark(struct pairing *p, const char *label, const struct mark_attr
     if (p->by_range)
         return on_range_mark(p, label, attrs, t, new_id, step);
     if (strcmp(label, p->end_label) == 0) {
-        if (p->ncap_closed < p->nopen) {
-            long *n = realloc(p->closed, sizeof *n * (size_t)p->nopen);
-            if (!n)
-                return -1;
-            p->closed = n;
-            p->ncap_closed = p->nopen;
-            step->closed = n;
-        }
+        if (room_to_close_all(p, step) != 0)
+            return -1;
         long kept = 0;
         for (long i = 0; i < p->nopen; i++) {
             if (p->open_t[i] <= t) {

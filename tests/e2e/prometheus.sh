@@ -5,12 +5,12 @@
 # Prometheus's HTTP API equal `flinch analyze` on the same trace. Also checks
 # docs/grafana-panel.json: valid JSON naming only metrics flinch exposes.
 . "$ROOT/tests/lib.sh"
+. "$ROOT/tests/prom_server.sh"
 
 export FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn"
 if ! command -v python3 >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   skip "prometheus" "python3 and curl needed"; done_testing
 fi
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # --- the Grafana panel --------------------------------------------------
 "$FLINCH" record --out g.csv --seconds 1 --interval-ms 10 --nvml-lib "$SIM" --no-rapl \
@@ -33,24 +33,8 @@ if ! command -v prometheus >/dev/null 2>&1; then
   done_testing
 fi
 
-fport=$(free_port); pport=$(free_port)
-cat >prom.yml <<YML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: flinch
-    scrape_interval: 1s
-    scrape_timeout: 900ms
-    static_configs:
-      - targets: ['127.0.0.1:$fport']
-YML
-prometheus --config.file=prom.yml --storage.tsdb.path="$T/data" \
-  --web.listen-address="127.0.0.1:$pport" --log.level=warn >prom.log 2>&1 &
-prom=$!
-trap 'kill $prom 2>/dev/null' EXIT
-i=0; while ! curl -s -m 1 "http://127.0.0.1:$pport/-/ready" >/dev/null 2>&1 && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
-check "prometheus ready on 127.0.0.1" curl -s -m 2 "http://127.0.0.1:$pport/-/ready"
+fport=$(free_port)
+prom_start "127.0.0.1:$fport"
 
 # 7 s of recording; marks stamped by the "client" in the first 4 s, so the
 # last windows are scraped a few times before the recording stops.
@@ -69,13 +53,7 @@ printf 'rs\t%s\nre\t%s\n' "$(ms 4500)" "$(ms 4800)" > fifo
 wait $rec
 expect_eq "recorder exits 0" "$?" 0
 
-# q EXPR: the value of an instant query's first sample ("" if none).
-q() {
-  curl -s -m 5 -G "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
-    python3 -c 'import json, sys
-r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if r else "")'
-}
+q() { prom_q "$1"; }
 expect_eq "prometheus scraped flinch (up seen)" "$(q 'max_over_time(up{job="flinch"}[5m])')" 1
 for wn in req:rs:re tok:ts:te; do
   w=${wn%%:*}; lbl=${wn#*:}; st=${lbl%%:*}; en=${lbl#*:}

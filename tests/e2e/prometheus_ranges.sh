@@ -7,6 +7,7 @@
 # give the cap (32) plus one `range="other"` series, which counts every
 # window the named series do not. promtool checks the exposition text.
 . "$ROOT/tests/lib.sh"
+. "$ROOT/tests/prom_server.sh"
 
 export FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn"
 if ! command -v python3 >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
@@ -33,24 +34,8 @@ if ! command -v prometheus >/dev/null 2>&1; then
   skip "prometheus ranges round trip" "prometheus not installed (tests/setup-deps.sh installs it)"
   done_testing
 fi
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-fport=$(free_port); pport=$(free_port)
-cat >prom.yml <<YML
-global:
-  scrape_interval: 1s
-scrape_configs:
-  - job_name: flinch
-    scrape_interval: 1s
-    scrape_timeout: 900ms
-    static_configs:
-      - targets: ['127.0.0.1:$fport']
-YML
-prometheus --config.file=prom.yml --storage.tsdb.path="$T/data" \
-  --web.listen-address="127.0.0.1:$pport" --log.level=warn >prom.log 2>&1 &
-prom=$!
-trap 'kill $prom 2>/dev/null' EXIT
-i=0; while ! curl -s -m 1 "http://127.0.0.1:$pport/-/ready" >/dev/null 2>&1 && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
-check "prometheus ready on 127.0.0.1" curl -s -m 2 "http://127.0.0.1:$pport/-/ready"
+fport=$(free_port)
+prom_start "127.0.0.1:$fport"
 
 long=$(printf 'L%.0s' $(seq 80))
 quoted='say "hi" \ now'

@@ -62,7 +62,7 @@ static void sample(struct live_windows *lw, int64_t t)
     live_windows_row(lw, &r);
 }
 
-static void mark(struct live_windows *lw, const char *label, int64_t t)
+static struct trace_row mark_row(const char *label, int64_t t)
 {
     struct trace_row r;
     memset(&r, 0, sizeof r);
@@ -72,6 +72,12 @@ static void mark(struct live_windows *lw, const char *label, int64_t t)
     r.t_mono_ns = t;
     r.gpu = -1;
     r.label = label;
+    return r;
+}
+
+static void mark(struct live_windows *lw, const char *label, int64_t t)
+{
+    struct trace_row r = mark_row(label, t);
     live_windows_row(lw, &r);
 }
 
@@ -157,14 +163,7 @@ static void test_million_windows_flat_memory(void)
 static void range_mark(struct live_windows *lw, const char *label, enum mark_edge edge, long id,
                        int64_t t)
 {
-    struct trace_row r;
-    memset(&r, 0, sizeof r);
-    for (int c = 0; c < COL_COUNT; c++)
-        r.v[c] = NAN;
-    r.type = TRACE_MARK;
-    r.t_mono_ns = t;
-    r.gpu = -1;
-    r.label = label;
+    struct trace_row r = mark_row(label, t);
     r.has_attrs = 1;
     r.attrs.edge = edge;
     snprintf(r.attrs.range_id, sizeof r.attrs.range_id, "1.%ld", id);
