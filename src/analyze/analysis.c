@@ -131,13 +131,30 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
     return g;
 }
 
+/* Keeps ctx's tick bookkeeping (see tick_now in analysis_internal.h). */
+static void note_tick(struct ctx *c, const struct trace_row *r)
+{
+    double k = r->v[COL_TICK];
+    if (isnan(k))
+        return;
+    if (k != c->tick_now) {
+        c->prev_tick_last_ns = c->tick_now_last_ns;
+        c->tick_now = k;
+    }
+    c->tick_now_last_ns = r->t_mono_ns;
+}
+
 static int on_sample(struct ctx *c, const struct trace_row *r)
 {
     struct gpu_stream *gs = NULL;
+    note_tick(c, r);
     if (r->gpu >= 0) {
+        int known = c->ngpu;
         struct gpu_stream *g = gs = gpu_stream(c, r->gpu);
         if (!g)
             return EXIT_USAGE;
+        if (c->ngpu > known && !isnan(r->v[COL_TICK]) && c->prev_tick_last_ns != INT64_MIN)
+            g->ig.extrapolate_floor_ns = c->prev_tick_last_ns;
         double v[QG_N] = {
             r->v[COL_GPU_ENERGY_MJ] / 1000, r->v[COL_GPU_POWER_INSTANT_W],
             r->v[COL_GPU_POWER_W], r->v[COL_GPU_UTIL_PCT],
@@ -329,6 +346,8 @@ static int new_recording(struct ctx *c)
         if (c->pair[kind].start_label)
             pairing_forget_open(&c->pair[kind]);
     c->a->recordings++;
+    c->tick_now = NAN;
+    c->tick_now_last_ns = c->prev_tick_last_ns = INT64_MIN;
     return rc;
 }
 
@@ -337,6 +356,8 @@ int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *
 {
     memset(c, 0, sizeof *c);
     memset(a, 0, sizeof *a);
+    c->tick_now = NAN;
+    c->tick_now_last_ns = c->prev_tick_last_ns = INT64_MIN;
     a->path = path;
     a->nhosts = 1;
     a->host_names[0] = path;

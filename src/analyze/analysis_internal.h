@@ -85,6 +85,12 @@ struct ctx {
     struct trace_reader *tr;
     struct gpu_stream gpu[ANALYSIS_MAX_GPUS];   /* in order of appearance */
     int ngpu;
+    /* SAMPLE rows by tick, this recording: the last row's tick and time,
+     * and the time of the last row of an earlier tick (INT64_MIN: none).
+     * A GPU whose first row comes after an earlier tick's rows joined late
+     * (--gpu auto): its readings are not extended back before that. */
+    double tick_now;
+    int64_t tick_now_last_ns, prev_tick_last_ns;
     struct integrator host;
     int n_rapl;
     struct pairing pair[2];

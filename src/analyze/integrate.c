@@ -28,6 +28,7 @@ int integ_init(struct integrator *ig, int nq, const enum quantity_kind *kinds, i
         integ_free(ig);
         return -1;
     }
+    ig->extrapolate_floor_ns = INT64_MIN;
     for (int i = 0; i < nq; i++) {
         ig->cur[i].t = INT64_MIN;
         ig->last_obs_t[i] = INT64_MIN;
@@ -168,7 +169,7 @@ static enum integ_status before_first(const struct integrator *ig, int q, long k
                                       double *cum)
 {
     const struct qstate *s1 = qs(ig, k, q);
-    if (s1->t - t > INTEG_EXTRAPOLATE_NS)
+    if (s1->t - t > INTEG_EXTRAPOLATE_NS || t < ig->extrapolate_floor_ns)
         return INTEG_NO_DATA;
     if (ig->kind[q] == Q_TRAPEZOID) {
         *cum = s1->c - (double)(s1->t - t) / 1e9 * s1->v;

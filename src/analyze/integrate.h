@@ -64,6 +64,10 @@ struct integrator {
     long changes[INTEG_MAX_Q];        /* times a stepped counter changed */
     uint32_t *step_hist;              /* knot intervals, for the counter's update step */
     long step_n;
+    /* No instant before this is answered from the first reading (INT64_MIN:
+     * none): a GPU that joined a recording late (--gpu auto) was not
+     * recorded before the tick that preceded its first row. */
+    int64_t extrapolate_floor_ns;
 };
 
 int integ_init(struct integrator *ig, int nq, const enum quantity_kind *kinds, int cap);

@@ -40,7 +40,10 @@ static void usage(FILE *out)
         "                         SAMPLE row per GPU per tick. Indices are NVML's,\n"
         "                         not CUDA's: also GPU-UUID, a PCI bus id (18:00.0),\n"
         "                         cuda (the GPUs CUDA_VISIBLE_DEVICES lets CUDA see)\n"
-        "                         or cuda:N (CUDA's device N)\n"
+        "                         or cuda:N (CUDA's device N). auto (with CMD or\n"
+        "                         --pid): each GPU the process tree opens a compute\n"
+        "                         context on, from when it appears (checked every\n"
+        "                         500 ms)\n"
         "  -i, --interval-ms N    sampling interval in ms (default 10)\n"
         "      --dither           shift each tick by a pseudo-random 0..1 interval\n"
         "                         (same tick count), so analyze can place the energy\n"
@@ -423,6 +426,15 @@ int cmd_record(int argc, char **argv)
     }
     if (o.seconds > 0 && o.seconds * 1000.0 / o.interval_ms > 9e15) {
         diag_error("--seconds %g: too long", o.seconds);
+        return EXIT_USAGE;
+    }
+    if (strcmp(o.gpu_spec, "auto") == 0 && !o.cmd && o.pid <= 0) {
+        diag_error("--gpu auto records the GPUs a process tree computes on: add -- CMD ARGS... "
+                   "or --pid PID");
+        return EXIT_USAGE;
+    }
+    if (strcmp(o.gpu_spec, "auto") != 0 && strstr(o.gpu_spec, "auto")) {
+        diag_error("--gpu %s: auto stands alone (it cannot be listed with other GPUs)", o.gpu_spec);
         return EXIT_USAGE;
     }
     if ((nvtx || nvtx_replace) && !o.cmd) {

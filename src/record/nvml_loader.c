@@ -20,6 +20,27 @@ static void resolve(void *dl, const char *name, const char *v2, void *fn_out, si
 
 #define RESOLVE(field, name, v2) resolve(lib->dl, name, v2, &lib->field, sizeof lib->field)
 
+/* nvmlDeviceGetComputeRunningProcesses: _v3 only where the driver also
+ * exports nvmlDeviceGetRunningProcessDetailList (R535 and later), whose
+ * _v3 fills the 24-byte v2 layout; the R525-R530 drivers' _v3 filled 32
+ * bytes (usedGpuCcProtectedMemory, since moved to nvmlProcessDetail_v1_t),
+ * so there _v2 is the safe call. Without _v2: the original, 16-byte v1. */
+static void resolve_compute_procs(struct nvml_lib *lib)
+{
+    static const char *const v2_names[] = { "nvmlDeviceGetComputeRunningProcesses_v3",
+                                            "nvmlDeviceGetComputeRunningProcesses_v2" };
+    int v3_safe = dlsym(lib->dl, "nvmlDeviceGetRunningProcessDetailList") != NULL;
+    for (int i = v3_safe ? 0 : 1; i < 2 && !lib->compute_procs; i++) {
+        resolve(lib->dl, v2_names[i], NULL, &lib->compute_procs, sizeof lib->compute_procs);
+        lib->compute_procs_symbol = lib->compute_procs ? v2_names[i] : NULL;
+    }
+    if (!lib->compute_procs) {
+        RESOLVE(compute_procs_v1, "nvmlDeviceGetComputeRunningProcesses", NULL);
+        if (lib->compute_procs_v1)
+            lib->compute_procs_symbol = "nvmlDeviceGetComputeRunningProcesses";
+    }
+}
+
 int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
 {
     memset(lib, 0, sizeof *lib);
@@ -56,6 +77,7 @@ int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
     RESOLVE(persistence_mode, "nvmlDeviceGetPersistenceMode", NULL);
     RESOLVE(compute_mode, "nvmlDeviceGetComputeMode", NULL);
     RESOLVE(mig_mode, "nvmlDeviceGetMigMode", NULL);
+    resolve_compute_procs(lib);
 
     const char *missing = !lib->init ? "nvmlInit" :
                           !lib->shutdown ? "nvmlShutdown" :
@@ -108,6 +130,7 @@ void nvml_missing_symbols(const struct nvml_lib *lib, char *buf, size_t len)
         { lib->persistence_mode != NULL, "nvmlDeviceGetPersistenceMode" },
         { lib->compute_mode != NULL, "nvmlDeviceGetComputeMode" },
         { lib->mig_mode != NULL, "nvmlDeviceGetMigMode" },
+        { lib->compute_procs_symbol != NULL, "nvmlDeviceGetComputeRunningProcesses" },
     };
     size_t n = 0;
     buf[0] = 0;

@@ -46,6 +46,11 @@ struct nvml_lib {
     nvml_device_enable_fn persistence_mode;
     nvml_device_compute_mode_fn compute_mode;
     nvml_device_mig_fn mig_mode;
+    /* --gpu auto: the processes with a compute context (nvml_api.h says
+     * which layout each symbol fills); at most one of the two is set */
+    nvml_device_procs_v2_fn compute_procs;    /* _v3 where safe (R535+), else _v2 */
+    nvml_device_procs_v1_fn compute_procs_v1; /* the original symbol, only without _v2 */
+    const char *compute_procs_symbol;         /* the name resolved, NULL: none */
     int initialized;
     int virtual_clock;                      /* the simulator's clock drives clock.h */
 };

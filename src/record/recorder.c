@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "csv_writer.h"
 #include "diag.h"
+#include "gpu_auto.h"
 #include "gpu_identity.h"
 #include "gpu_pool.h"
 #include "gpu_select.h"
@@ -55,9 +56,11 @@ struct recorder {
     struct nvml_lib nvml;
     struct gpu_dev gpus[TRACE_MAX_GPUS];
     struct gpu_identity ids[TRACE_MAX_GPUS]; /* read once, for the EVENT rows */
-    int fields_written;      /* the flinch_fields EVENT rows, after the first tick */
+    int fields_written;      /* GPUs whose flinch_fields EVENT row is down (after their first tick) */
     struct gpu_reading readings[TRACE_MAX_GPUS]; /* this tick's, before they are written */
     int ngpu;
+    int autogpu;             /* --gpu auto: GPUs join as the tree opens contexts */
+    struct gpu_auto autosel;
     struct gpu_pool pool;    /* started once serial reads get slow (sample_tick) */
     int pool_failed;         /* could not start it: stay serial */
     int proc_rc, proc_was_exited; /* this tick's proc_watch_read */
@@ -137,6 +140,10 @@ static int open_nvml(struct recorder *r)
     if (count == 0) {
         diag_error("no NVIDIA GPU found (NVML reports 0 devices)");
         return -1;
+    }
+    if (strcmp(r->o->gpu_spec, "auto") == 0) {
+        r->autogpu = 1;
+        return gpu_auto_open(&r->autosel, &r->nvml, count);
     }
     unsigned idx[TRACE_MAX_GPUS];
     if (gpu_select(&r->nvml, r->o->gpu_spec, count, idx, &r->ngpu, TRACE_MAX_GPUS) != 0)
@@ -409,7 +416,15 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
         }
     }
     struct trace_row base, row;
+    int64_t host_t = mono_ns();
     sample_tick_cells(r, &base, tick, late_ns);
+    if (r->ngpu == 0) {
+        /* --gpu auto before a GPU joined: the host's cells alone, no gpu_index */
+        trace_row_int(&base, COL_T_MONO_NS, host_t);
+        trace_row_int(&base, COL_T_WALL_NS, wall_ns() - (mono_ns() - host_t));
+        trace_row_write(&base, &r->csv);
+        return 0;
+    }
     for (int i = 0; i < r->ngpu; i++) {
         if (rc[i] == NVML_ERROR_GPU_IS_LOST) {
             if (!lost)
@@ -431,9 +446,106 @@ static void show_status(struct recorder *r, int64_t now, int final)
     if (!r->show_status || (!final && now < r->next_status_ns))
         return;
     r->next_status_ns = now + STATUS_EVERY_NS;
+    if (r->ngpu == 0) {
+        fprintf(stderr, "\r%s: %.1f s, %lld rows, no GPU yet (--gpu auto)\033[K%s", diag_prog(),
+                (double)(now - r->start_ns) / 1e9, csv_out_rows(&r->csv), final ? "\n" : "");
+        return;
+    }
     fprintf(stderr, "\r%s: %.1f s, %lld rows, GPU %u power %s\033[K%s", diag_prog(),
             (double)(now - r->start_ns) / 1e9, csv_out_rows(&r->csv), r->gpus[0].index,
             r->last_power[0] ? r->last_power : "-", final ? "\n" : "");
+}
+
+/* --gpu auto: a GPU on which the tree has a compute context joins the
+ * recording from the next tick on: its identity row, then `gpu_joined`
+ * saying for which process (gpu_auto.h says how pids are matched). A
+ * running reader pool is stopped, so the next tick reads the new set (and
+ * starts the pool again if that is slow). */
+static void auto_join(struct recorder *r, unsigned g, pid_t pid, unsigned nvml_pid)
+{
+    char label[MARK_LABEL_MAX + 64];
+    if (r->ngpu == TRACE_MAX_GPUS)
+        return;
+    struct gpu_dev *d = &r->gpus[r->ngpu];
+    nvmlReturn_t rc = gpu_dev_open(&r->nvml, d, g, r->o->interval_ms);
+    if (rc != NVML_SUCCESS) {
+        diag_warn("--gpu auto: pid %d has a compute context on GPU %u, but the GPU cannot be "
+                  "read: %s", (int)pid, g, nvml_strerror(&r->nvml, rc));
+        snprintf(label, sizeof label, "gpu_auto_unreadable gpu=%u pid=%d error=%d", g, (int)pid, rc);
+        write_event(r, label, 1, g, pid);
+        return;
+    }
+    gpu_identity_read(&r->nvml, d->handle, &r->ids[r->ngpu]);
+    gpu_identity_label(&r->ids[r->ngpu], g, label, sizeof label);
+    write_event(r, label, 1, g, 0);
+    if (nvml_pid != (unsigned)pid)
+        snprintf(label, sizeof label, "gpu_joined gpu=%u pid=%d nvml_pid=%u via=NSpid", g,
+                 (int)pid, nvml_pid);
+    else
+        snprintf(label, sizeof label, "gpu_joined gpu=%u pid=%d", g, (int)pid);
+    write_event(r, label, 1, g, pid);
+    if (!r->o->quiet)
+        fprintf(stderr, "%s: --gpu auto: recording GPU %u from now on (pid %d has a compute "
+                "context there)\n", diag_prog(), g, (int)pid);
+    r->ngpu++;
+    gpu_pool_stop(&r->pool);
+}
+
+static void auto_poll(struct recorder *r)
+{
+    pid_t tree[PROC_TREE_MAX];
+    int n = 0;
+    if (r->have_tree)
+        for (; n < r->tree.nmember; n++)
+            tree[n] = r->tree.member[n].pid;
+    else if (r->watching)
+        tree[n++] = r->proc.pid;
+    struct gpu_auto_news news;
+    if (!gpu_auto_poll(&r->autosel, &r->nvml, tree, n, mono_ns(), &news))
+        return;
+    char label[MARK_LABEL_MAX + 64];
+    for (int i = 0; i < news.nrefused; i++) {
+        unsigned g = news.refused[i];
+        nvmlReturn_t rc = r->autosel.refused_rc[g];
+        diag_warn("--gpu auto: GPU %u does not list its compute processes (%s): whether the "
+                  "command uses it is unknown", g, nvml_strerror(&r->nvml, rc));
+        snprintf(label, sizeof label, "gpu_auto_refused gpu=%u error=%d", g, rc);
+        write_event(r, label, 1, g, 0);
+    }
+    if (news.foreign) {
+        diag_warn("--gpu auto: NVML reports pids from another PID namespace (GPU %u: pid %u is "
+                  "no process here); --gpu auto cannot tell which are yours: use --gpu cuda or "
+                  "a UUID", news.foreign_gpu, news.foreign_pid);
+        snprintf(label, sizeof label, "gpu_auto_foreign_pids gpu=%u pid=%u", news.foreign_gpu,
+                 news.foreign_pid);
+        write_event(r, label, 1, news.foreign_gpu, 0);
+    }
+    for (int i = 0; i < news.njoined; i++)
+        auto_join(r, news.joined[i], news.joined_pid[i], news.joined_nvml_pid[i]);
+}
+
+/* --gpu auto and no GPU joined: said on stderr and in the trace, with the
+ * reason flinch knows. */
+static void auto_none(struct recorder *r)
+{
+    const struct gpu_auto *a = &r->autosel;
+    int refused = 0;
+    for (unsigned g = 0; g < a->count; g++)
+        refused += a->state[g] == GPU_AUTO_REFUSED;
+    double secs = (double)(mono_ns() - r->start_ns) / 1e9;
+    if (refused == (int)a->count)
+        diag_warn("--gpu auto: no GPU recorded: none of the %u GPUs lists its compute processes "
+                  "to this user; use --gpu cuda or a UUID", a->count);
+    else if (a->foreign_seen)
+        diag_warn("--gpu auto: no GPU recorded in %.1f s: NVML's pids are from another PID "
+                  "namespace; use --gpu cuda or a UUID", secs);
+    else
+        diag_warn("--gpu auto: no GPU recorded: the command opened no compute context on any of "
+                  "the %u GPUs in %.1f s", a->count, secs);
+    char label[MARK_LABEL_MAX + 64];
+    snprintf(label, sizeof label, "gpu_auto_none gpus=%u refused=%d foreign=%d calls=%lld",
+             a->count, refused, a->foreign_seen, a->calls);
+    write_event(r, label, 0, 0, 0);
 }
 
 /* The schedule. Returns the exit code. */
@@ -479,14 +591,11 @@ static int run_loop(struct recorder *r)
         if (ticker_wait(&tk, &tick, &late) != 0)
             continue;
         int lost = sample_tick(r, tick, late);
-        if (!r->fields_written) {
-            /* what the first tick's field-values call answered, per GPU */
+        /* what each GPU's first field-values call answered */
+        for (; r->fields_written < r->ngpu; r->fields_written++) {
             char label[MARK_LABEL_MAX + 64];
-            r->fields_written = 1;
-            for (int i = 0; i < r->ngpu; i++) {
-                gpu_fields_label(&r->gpus[i], label, sizeof label);
-                write_event(r, label, 1, r->gpus[i].index, 0);
-            }
+            gpu_fields_label(&r->gpus[r->fields_written], label, sizeof label);
+            write_event(r, label, 1, r->gpus[r->fields_written].index, 0);
         }
         if (lost) {
             struct gpu_dev *d = &r->gpus[lost - 1];
@@ -497,6 +606,8 @@ static int run_loop(struct recorder *r)
             write_event(r, label, 1, d->index, 0);
             return EXIT_GPU_LOST;
         }
+        if (r->autogpu)
+            auto_poll(r);
         show_status(r, mono_ns(), 0);
     }
 }
@@ -517,6 +628,7 @@ static void cleanup(struct recorder *r)
     csv_out_close(&r->csv);
     host_cpu_close(&r->host);
     proc_tree_close(&r->tree);
+    gpu_auto_close(&r->autosel);
     nvml_unload(&r->nvml);
 }
 
@@ -621,6 +733,8 @@ int recorder_run(const struct record_opts *o)
         end_ns = r->fifo.stop_ns;
     }
     r->have_fifo = 0;
+    if (r->autogpu && r->ngpu == 0 && !csv_out_failed(&r->csv))
+        auto_none(r);
     if (!csv_out_failed(&r->csv))
         write_mark(r, "end", end_ns > 0 ? end_ns : mono_ns());
     live_hub_stop(&r->hub);

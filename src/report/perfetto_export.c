@@ -212,23 +212,27 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
             instant(f, host_pid(h), TID_EVENTS, "t", ts, &row);
             continue;
         }
-        struct gpu_track *g = gpu_track(f, hs, h, tracks, &ntracks, row.gpu < 0 ? 0 : row.gpu,
-                                        descs, ndescs);
-        if (!g) {
-            trace_reader_close(&tr);
-            return EXIT_USAGE;
+        /* host-wide cells repeat on every GPU's row: take the first GPU's,
+         * or a host-only row's (--gpu auto before a GPU joined) */
+        int host_only = trace_row_host_only(&row);
+        if (!host_only) {
+            struct gpu_track *g = gpu_track(f, hs, h, tracks, &ntracks, row.gpu < 0 ? 0 : row.gpu,
+                                            descs, ndescs);
+            if (!g) {
+                trace_reader_close(&tr);
+                return EXIT_USAGE;
+            }
+            for (int k = 0; k < NGPU_COUNTERS; k++) {
+                double v = row.v[gpu_counters[k].col];
+                if (isnan(v) || v == g->last[k])
+                    continue;
+                counter(f, gpu_pid(h, g->id), gpu_counters[k].name, gpu_counters[k].unit, ts, v);
+                g->last[k] = v;
+            }
+            if (host_gpu == -2)
+                host_gpu = row.gpu;
         }
-        for (int k = 0; k < NGPU_COUNTERS; k++) {
-            double v = row.v[gpu_counters[k].col];
-            if (isnan(v) || v == g->last[k])
-                continue;
-            counter(f, gpu_pid(h, g->id), gpu_counters[k].name, gpu_counters[k].unit, ts, v);
-            g->last[k] = v;
-        }
-        /* host-wide cells repeat on every GPU's row: take the first GPU's */
-        if (host_gpu == -2)
-            host_gpu = row.gpu;
-        if (row.gpu != host_gpu)
+        if (!host_only && row.gpu != host_gpu)
             continue;
         double cpu = row.v[COL_HOST_CPU_BUSY_PCT];
         if (!isnan(cpu) && cpu != last_cpu) {

@@ -105,17 +105,22 @@ static int feed(const char *path, struct plot_data *d, int nbuckets)
         }
         if (row.type != TRACE_SAMPLE)
             continue;
-        struct plot_gpu *g = gpu_for(d, row.gpu < 0 ? 0 : row.gpu, nbuckets);
-        if (!g) {
-            trace_reader_close(&tr);
-            return EXIT_USAGE;
+        /* host-wide cells repeat on every GPU's row: the first GPU's are
+         * taken, or a host-only row's (--gpu auto before a GPU joined) */
+        int host_only = trace_row_host_only(&row);
+        if (!host_only) {
+            struct plot_gpu *g = gpu_for(d, row.gpu < 0 ? 0 : row.gpu, nbuckets);
+            if (!g) {
+                trace_reader_close(&tr);
+                return EXIT_USAGE;
+            }
+            downsample_add(&g->power_instant, t, row.v[COL_GPU_POWER_INSTANT_W]);
+            downsample_add(&g->power_avg, t, row.v[COL_GPU_POWER_W]);
+            downsample_add(&g->util, t, row.v[COL_GPU_UTIL_PCT]);
+            if (host_gpu == -2)
+                host_gpu = row.gpu;
         }
-        downsample_add(&g->power_instant, t, row.v[COL_GPU_POWER_INSTANT_W]);
-        downsample_add(&g->power_avg, t, row.v[COL_GPU_POWER_W]);
-        downsample_add(&g->util, t, row.v[COL_GPU_UTIL_PCT]);
-        if (host_gpu == -2)
-            host_gpu = row.gpu;
-        if (row.gpu != host_gpu)
+        if (!host_only && row.gpu != host_gpu)
             continue;
         downsample_add(&d->host_cpu, t, row.v[COL_HOST_CPU_BUSY_PCT]);
         if (proc_rate_step(&rate, &row, &cores))

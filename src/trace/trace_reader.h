@@ -67,6 +67,17 @@ struct trace_row {
     double rapl_cum_uj[TRACE_RAPL_MAX]; /* per rapl_cum_uj:DOMAIN column, NAN when empty */
 };
 
+/* A SAMPLE row with no gpu_index and no GPU reading: the host's cells of
+ * a tick before any GPU was recorded (`--gpu auto` before a GPU joined).
+ * Such a row belongs to no GPU track. */
+static inline int trace_row_host_only(const struct trace_row *r)
+{
+    return r->gpu < 0 && r->v[COL_GPU_POWER_W] != r->v[COL_GPU_POWER_W] &&
+           r->v[COL_GPU_POWER_INSTANT_W] != r->v[COL_GPU_POWER_INSTANT_W] &&
+           r->v[COL_GPU_ENERGY_MJ] != r->v[COL_GPU_ENERGY_MJ] &&
+           r->v[COL_GPU_UTIL_PCT] != r->v[COL_GPU_UTIL_PCT];
+}
+
 struct trace_reader {
     const char *path;
     char error[TRACE_ERROR_MAX];   /* message of the last failure, without program prefix */

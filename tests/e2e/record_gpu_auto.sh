@@ -1,0 +1,144 @@
+# tests/e2e/record_gpu_auto.sh — `flinch record --gpu auto`: the GPUs on
+# which the command's process tree opens a compute context join the
+# recording as they appear (src/record/gpu_auto.c), against the simulated
+# NVML's `compute=` timeline (sim/sim_compute.c): a context on GPU 2 of 4
+# after 0.3 s, none at all, pids from another PID namespace, an old driver
+# with only the original symbol, NO_PERMISSION and NOT_SUPPORTED, --pid,
+# the driver calls made, usage errors; and analyze, plot and export of a
+# trace whose GPU rows begin mid-recording.
+. "$ROOT/tests/lib.sh"
+
+TC=$HELPERS/tracecheck
+LEGACY=$BUILD/sim-legacy/libnvidia-ml.so.1
+
+# auto SCENARIO LIB ARGS...: record --gpu auto at 50 ms into a.csv.
+auto() {
+  scn=$1; lib=$2; shift 2; rm -f a.csv
+  FLINCH_SIM_SCENARIO=$scn "$FLINCH" record --out a.csv --nvml-lib "$lib" --no-rapl -i 50 \
+    --threads-ms 0 --gpu auto "$@" 2>err.txt
+}
+events() { "$TC" --events a.csv | cut -d' ' -f2-; }
+# sample_gpus: the gpu_index of each SAMPLE row, run-length counted ("-" empty).
+sample_gpus() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "gpu_index") c = i; next }
+           $3 == "SAMPLE" { print ($c == "" ? "-" : $c) }' a.csv | uniq | tr '\n' ' '
+}
+
+# --- a context on GPU 2 of 4 from 0.3 s -----------------------------------
+printf 'gpus 4\nat 0 power=60\nat 300 gpu 2 compute=child power=300\n' >gpu2.scn
+FLINCH_SIM_STATS=$T/stats.txt auto gpu2.scn "$SIM" -- sh -c 'echo $$ >pid.txt; exec sleep 1.5'
+expect_eq "GPU 2 of 4: exit status is the command's" "$?" 0
+pid=$(cat pid.txt)
+expect_eq "GPU 2 of 4: host-only rows, then GPU 2's only" "$(sample_gpus)" "- 2 "
+expect_eq "GPU 2 of 4: its identity, then gpu_joined with the command's pid" \
+  "$(events | grep -v '^flinch_host\|^flinch_fields' | sed 's/ name=.*//')" \
+  "flinch_gpu index=2
+gpu_joined gpu=2 pid=$pid"
+expect_eq "GPU 2 of 4: gpu_joined names GPU and pid in their columns" \
+  "$(awk -F, -v p="$pid" '$3 == "EVENT" && $4 ~ /gpu_joined/ { print $11 "," ($0 ~ ","p"," ? "pid" : "no pid") }' a.csv)" \
+  "2,pid"
+expect_eq "GPU 2 of 4: one line on stderr" "$(cat err.txt)" \
+  "flinch record: --gpu auto: recording GPU 2 from now on (pid $pid has a compute context there)"
+begin=$(awk -F, '$3 == "MARK" && $4 == "\"begin\"" { print $1; exit }' a.csv)
+first=$(awk -F, '$3 == "SAMPLE" && $11 == "2" { print $1; exit }' a.csv)
+ms=$(( (first - begin) / 1000000 ))
+check "GPU 2 of 4: first GPU 2 row after the context opened (+300 ms) and within a poll (+$ms ms)" \
+  test "$ms" -ge 300 -a "$ms" -le 1300
+expect_eq "GPU 2 of 4: the found GPU is asked once or twice, then never again" \
+  "$(awk '$1 == "gpu" && $2 == 2 && $3 == "nvmlDeviceGetComputeRunningProcesses" { print ($4 <= 2) }' stats.txt)" 1
+n0=$(awk '$1 == "gpu" && $2 == 0 && $3 == "nvmlDeviceGetComputeRunningProcesses" { print $4 }' stats.txt)
+check "GPU 2 of 4: a GPU never found is asked every 500 ms ($n0 calls in 1.5 s)" \
+  test "$n0" -ge 3 -a "$n0" -le 5
+"$FLINCH" plot a.csv -o a.svg --no-windows 2>plot.err
+check "plot: a panel for GPU 2 and none for GPU 0" \
+  sh -c 'grep -q "GPU 2 power" a.svg && ! grep -q "GPU 0" a.svg'
+"$FLINCH" export --format perfetto --no-windows a.csv -o a.json 2>export.err
+expect_eq "export: one GPU track, GPU 2's" \
+  "$(grep -o '"name":"GPU [0-9]* ([^)]*)' a.json | sort -u)" '"name":"GPU 2 (vm)'
+check "export: host CPU from the host-only rows too (more CPU counters than GPU 2 rows alone)" \
+  test "$(grep -o '"name":"CPU busy"' a.json | wc -l)" -gt "$(awk -F, '$3 == "SAMPLE" && $11 == "2"' a.csv | wc -l)"
+out=$("$FLINCH" analyze --csv a.csv --start begin --end end 2>&1)
+expect_match "analyze: a window from before GPU 2 joined is not extrapolated (before-trace)" \
+  "gpu 2: energy n/a J" "$out"
+expect_match "analyze: ... and says why" "verdict=inconclusive  the window starts before the first sample" "$out"
+
+# A window after the join: exact energy (constant 300 W).
+FLINCH_SIM_SCENARIO=gpu2.scn "$FLINCH" record --out b.csv --nvml-lib "$SIM" --no-rapl -i 50 \
+  --threads-ms 0 --gpu auto -- sh -c 'sleep 1.2; echo infer_start >"$FLINCH_MARKS"; sleep 0.4;
+  echo first_token >"$FLINCH_MARKS"; sleep 0.2' 2>err.txt
+out=$("$FLINCH" analyze --csv b.csv 2>&1)
+dur=$(printf '%s\n' "$out" | sed -n 's/^duration_s=//p')
+e=$(printf '%s\n' "$out" | sed -n 's/^  gpu 2: energy \([0-9.]*\) J.*/\1/p')
+check "analyze: a window after the join: GPU 2's energy is 300 W x duration ($e J, $dur s)" \
+  near "$e" "$(awk -v d="$dur" 'BEGIN { print 300 * d }')" 0.01
+
+# --- no context at all ------------------------------------------------------
+printf 'gpus 4\n' >none.scn
+auto none.scn "$SIM" -- sh -c 'sleep 0.7; exit 7'
+expect_eq "none: exit status stays the command's" "$?" 7
+expect_match "none: said plainly on stderr" \
+  "^flinch record: warning: --gpu auto: no GPU recorded: the command opened no compute context on any of the 4 GPUs in [0-9.]+ s$" \
+  "$(cat err.txt)"
+expect_match "none: and in the trace" "^gpu_auto_none gpus=4 refused=0 foreign=0 calls=[0-9]+$" \
+  "$(events | grep gpu_auto_none)"
+expect_eq "none: host-only rows only" "$(sample_gpus)" "- "
+"$FLINCH" analyze --csv a.csv --start begin --end end >an.txt 2>&1
+expect_eq "none: analyze reads it (exit 0)" "$?" 0
+"$FLINCH" plot a.csv -o none.svg --no-windows 2>/dev/null
+expect_eq "none: plot draws it (exit 0)" "$?" 0
+"$FLINCH" export --format perfetto --no-windows a.csv -o none.json 2>/dev/null
+expect_eq "none: export writes it (exit 0)" "$?" 0
+
+# --- pids from another PID namespace ----------------------------------------
+printf 'gpus 2\npid_namespace foreign\nat 0 compute=child\n' >foreign.scn
+auto foreign.scn "$SIM" -- sh -c 'echo $$ >pid.txt; exec sleep 1.3'
+pid=$(cat pid.txt)
+host=$((pid + 4194304))
+expect_eq "foreign: said once, then the end" "$(cat err.txt)" \
+  "flinch record: warning: --gpu auto: NVML reports pids from another PID namespace (GPU 0: pid $host is no process here); --gpu auto cannot tell which are yours: use --gpu cuda or a UUID
+flinch record: warning: --gpu auto: no GPU recorded in $(sed -n 's/.*in \([0-9.]*\) s: NVML.*/\1/p' err.txt) s: NVML's pids are from another PID namespace; use --gpu cuda or a UUID"
+expect_eq "foreign: EVENT rows" "$(events | grep '^gpu_auto' | sed 's/ calls=.*//')" \
+  "gpu_auto_foreign_pids gpu=0 pid=$host
+gpu_auto_none gpus=2 refused=0 foreign=1"
+
+# --- an old driver: only nvmlDeviceGetComputeRunningProcesses (v1 layout) ---
+printf 'gpus 2\nat 0 gpu 1 compute=child\n' >gpu1.scn
+auto gpu1.scn "$LEGACY" -- sh -c 'echo $$ >pid.txt; exec sleep 0.8'
+expect_eq "old driver (v1 layout): GPU 1 found with the right pid" \
+  "$(events | grep gpu_joined)" "gpu_joined gpu=1 pid=$(cat pid.txt)"
+expect_eq "old driver: the call is not listed missing" \
+  "$(events | grep '^flinch_host' | grep -c ComputeRunningProcesses)" 0
+
+# --- NO_PERMISSION and NOT_SUPPORTED -----------------------------------------
+printf 'gpus 4\nat 0 gpu 1 compute=child\nat 0 gpu 3 compute=child\nerror 4 nvmlDeviceGetComputeRunningProcesses gpu 1\n' >perm.scn
+auto perm.scn "$SIM" -- sh -c 'echo $$ >pid.txt; exec sleep 0.8'
+expect_eq "NO_PERMISSION on GPU 1: warned once, GPU 3 still found" "$(cat err.txt)" \
+  "flinch record: warning: --gpu auto: GPU 1 does not list its compute processes (Insufficient Permissions): whether the command uses it is unknown
+flinch record: --gpu auto: recording GPU 3 from now on (pid $(cat pid.txt) has a compute context there)"
+expect_eq "NO_PERMISSION: EVENT rows" "$(events | grep '^gpu_auto\|^gpu_joined')" \
+  "gpu_auto_refused gpu=1 error=4
+gpu_joined gpu=3 pid=$(cat pid.txt)"
+printf 'gpus 2\nat 0 compute=child\nunsupported nvmlDeviceGetComputeRunningProcesses\n' >unsup.scn
+auto unsup.scn "$SIM" -- sleep 0.5
+expect_eq "NOT_SUPPORTED everywhere: no GPU, said why" "$(tail -n 1 err.txt)" \
+  "flinch record: warning: --gpu auto: no GPU recorded: none of the 2 GPUs lists its compute processes to this user; use --gpu cuda or a UUID"
+expect_eq "NOT_SUPPORTED: each GPU asked once" "$(events | grep -c '^gpu_auto_refused gpu=[01] error=3$')" 2
+
+# --- --pid: another process's tree -------------------------------------------
+sleep 3 &
+other=$!
+printf 'gpus 2\ntenant_pid %s\nat 0 gpu 1 compute=tenant\n' "$other" >tenant.scn
+auto tenant.scn "$SIM" --pid "$other" --seconds 0.8
+expect_eq "--pid: the watched process's GPU joins" "$(events | grep gpu_joined)" "gpu_joined gpu=1 pid=$other"
+kill "$other" 2>/dev/null; wait "$other" 2>/dev/null
+
+# --- usage -------------------------------------------------------------------
+"$FLINCH" record --out u.csv --nvml-lib "$SIM" --gpu auto --seconds 0.1 2>err.txt
+expect_eq "auto without CMD or --pid: refused (exit 2)" "$?|$(cat err.txt)" \
+  "2|flinch record: --gpu auto records the GPUs a process tree computes on: add -- CMD ARGS... or --pid PID"
+"$FLINCH" record --out u.csv --nvml-lib "$SIM" --gpu auto,0 -- true 2>err.txt
+expect_eq "auto in a list: refused (exit 2)" "$?|$(cat err.txt)" \
+  "2|flinch record: --gpu auto,0: auto stands alone (it cannot be listed with other GPUs)"
+check "no trace left by a refused start" test ! -e u.csv
+
+done_testing
