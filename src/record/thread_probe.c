@@ -331,7 +331,7 @@ int thread_probe(const char *proc_root, pid_t pid, pid_t tid, enum syscall_arch 
     if (!is_sleeping(out->state))
         return 0;
     read_wchan(dir, &files->wchan_fd, denied, out->wchan, sizeof out->wchan);
-    if (*denied & PROBE_NO_SYSCALL) {
+    if (*denied & (PROBE_NO_SYSCALL | PROBE_NO_SYSCALL_FILE)) {
         snprintf(out->call, sizeof out->call, "?");
         return 0;
     }
@@ -341,7 +341,18 @@ int thread_probe(const char *proc_root, pid_t pid, pid_t tid, enum syscall_arch 
             snprintf(out->call, sizeof out->call, "?");
             return 0;
         }
-        return errno == ENOENT || errno == ESRCH ? -1 : 0;
+        if (errno != ENOENT && errno != ESRCH)
+            return 0;
+        /* No such file: the thread is gone, or (its directory still there)
+         * the kernel has no syscall file at all; not a thread that exits
+         * at every sweep. */
+        char path[128];
+        snprintf(path, sizeof path, "%s/stat", dir);
+        if (access(path, F_OK) != 0)
+            return -1;
+        *denied |= PROBE_NO_SYSCALL_FILE;
+        snprintf(out->call, sizeof out->call, "?");
+        return 0;
     }
     long nr = -1;
     unsigned long long args[6];

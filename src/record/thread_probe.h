@@ -45,6 +45,7 @@ void thread_files_close(struct thread_files *f);
 #define PROBE_NO_SYSCALL 0x1   /* syscall file refused (ptrace permission) */
 #define PROBE_NO_FD      0x2   /* fd links refused (another user's process) */
 #define PROBE_NO_WCHAN   0x4   /* wchan missing or always "0" */
+#define PROBE_NO_SYSCALL_FILE 0x8 /* no syscall file (kernel without CONFIG_HAVE_ARCH_TRACEHOOK) */
 
 /* Reads thread tid of process pid under proc_root ("/proc"). *denied holds
  * PROBE_* bits already known for this process (files not tried again) and

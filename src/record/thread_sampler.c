@@ -149,6 +149,8 @@ static void say_once(struct thread_sampler *s, unsigned bits, pid_t pid)
                             "another user): state and wait channel only" },
         { PROBE_NO_FD, "descriptors unreadable (another user's process): no file kinds" },
         { PROBE_NO_WCHAN, "no wait channel (kernel without wchan, or hidden)" },
+        { PROBE_NO_SYSCALL_FILE, "system calls unreadable (kernel without "
+                                 "/proc/PID/task/TID/syscall): state and wait channel only" },
     };
     for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
         if ((bits & what[i].bit) && !(s->said & what[i].bit)) {
