@@ -28,6 +28,11 @@ void report_json(FILE *out, const struct analysis *a);
  * line, or the JSON members "waiting_on" (null without a threads file). */
 void report_waiting_text(FILE *out, const struct analysis *a, long wi);
 void report_waiting_json(FILE *out, const struct analysis *a, long wi);
+/* The same as CSV cells after the window's others (README "Waiting on
+ * what"): ",waiting_on_resolution_ms,threads_CLASS_ms...,waiting_on,
+ * segments_waiting_on"; empty cells without a threads file. */
+void report_waiting_csv_header(FILE *out);
+void report_waiting_csv(FILE *out, const struct analysis *a, long wi);
 
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */
 void window_flags_str(unsigned flags, char *buf, size_t cap);

@@ -88,6 +88,7 @@ void report_csv(FILE *out, const struct analysis *a)
         fprintf(out, ",%s", breakdown_cols[k]);
     fputs(",top_thread_cores,top_thread", out);
     gpu_columns(out, a, breakdown_cols, sizeof breakdown_cols / sizeof breakdown_cols[0]);
+    report_waiting_csv_header(out);
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -141,6 +142,7 @@ void report_csv(FILE *out, const struct analysis *a)
         csv_str(out, w->bd.valid ? w->top_thread : "");
         for (int k = 0; k < w->ngpu; k++)
             csv_breakdown(out, &w->gpu[k].bd);
+        report_waiting_csv(out, a, i);
         fputc('\n', out);
     }
 }

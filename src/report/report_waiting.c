@@ -1,8 +1,9 @@
 /*
- * report_waiting.c — the "waiting on" part of analyze's text and JSON
+ * report_waiting.c — the "waiting on" part of analyze's text, JSON and CSV
  * reports: per window, where the traced threads were (waiting_on.h).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "json_escape.h"
 #include "report.h"
@@ -117,4 +118,65 @@ void report_waiting_json(FILE *out, const struct analysis *a, long wi)
         fputs("}}", out);
     }
     fputc(']', out);
+}
+
+/* A thread name inside a CSV cell: the cell's separators (; : |) and what
+ * would need CSV quoting (, ") as \xHH, as the threads file already writes
+ * '\' and every byte outside ! to ~, so the cell is never quoted and
+ * splits without ambiguity. */
+static void csv_thread_name(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (strchr(";:|,\"", *s))
+            fprintf(out, "\\x%02x", (unsigned char)*s);
+        else
+            fputc(*s, out);
+    }
+}
+
+void report_waiting_csv_header(FILE *out)
+{
+    fputs(",waiting_on_resolution_ms", out);
+    for (int c = 0; c < TC_COUNT; c++) {
+        fputs(",threads_", out);
+        for (const char *p = thread_class_name((enum thread_class)c); *p; p++)
+            fputc(*p == '-' ? '_' : *p, out);   /* a plain SQL identifier */
+        fputs("_ms", out);
+    }
+    fputs(",waiting_on,segments_waiting_on", out);
+}
+
+void report_waiting_csv(FILE *out, const struct analysis *a, long wi)
+{
+    const struct waiting_on *w = a->waiting;
+    if (!w) {
+        for (int k = 0; k < TC_COUNT + 3; k++)
+            fputc(',', out);
+        return;
+    }
+    const struct window_waiting *ww = &w->win[wi];
+    double ms[TC_COUNT] = { 0 };
+    for (int c = 0; c < ww->nclass; c++)
+        ms[ww->cls[c].cls] = ww->cls[c].thread_ms;
+    fprintf(out, ",%.1f", (double)w->interval_ms / 2);
+    for (int c = 0; c < TC_COUNT; c++)
+        fprintf(out, ",%.1f", ms[c]);
+    fputc(',', out);
+    for (int c = 0; c < ww->nclass; c++) {
+        const struct waiting_class *wc = &ww->cls[c];
+        fprintf(out, "%s%s:%.1f:", c ? ";" : "", thread_class_name(wc->cls), wc->thread_ms);
+        for (int t = 0; t < wc->nthreads; t++) {
+            if (t)
+                fputc('|', out);
+            csv_thread_name(out, wc->threads[t].name);
+        }
+    }
+    fputc(',', out);
+    const struct window *win = &a->windows[wi];
+    for (int k = 0; k < ww->nseg; k++) {
+        const struct segment_waiting *sw = &ww->segs[k];
+        const struct segment *sg = &win->bd.seg[sw->seg];
+        fprintf(out, "%s%s:%.3f-%.3f:%s", k ? ";" : "", time_class_name(sg->cls), sg->start_ms,
+                sg->end_ms, sw->dominant < 0 ? "-" : thread_class_name((enum thread_class)sw->dominant));
+    }
 }
