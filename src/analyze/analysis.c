@@ -18,6 +18,7 @@
 #include "trace_event.h"
 #include "trace_limits.h"
 #include "analysis_internal.h"
+#include "cgroup_throttle.h"
 #include "clock.h"
 #include "diag.h"
 #include "labels_seen.h"
@@ -399,6 +400,8 @@ int analysis_row(struct ctx *c, const struct trace_row *row)
     struct analysis *a = c->a;
     if (a->rows++ == 0)
         a->first_row_ns = row->t_mono_ns;
+    if (row->starts_recording)
+        cgroup_series_break(a, row->t_mono_ns);
     if (row->starts_recording && !c->opt->marks) {
         int rc = new_recording(c);
         if (rc != EXIT_OK)
@@ -410,7 +413,7 @@ int analysis_row(struct ctx *c, const struct trace_row *row)
     }
     if (row->type == TRACE_EVENT) {
         on_event(a, row);
-        return EXIT_OK;
+        return cgroup_series_event(a, row);
     }
     if (row->type == TRACE_MARK) {
         remember_label(a, row->label);
@@ -490,5 +493,6 @@ void analysis_free(struct analysis *a)
     for (int k = 0; k < a->n_rapl; k++)
         free(a->rapl_domain[k]);
     waiting_on_free(a->waiting);
+    cgroup_series_free(a->cgroup);
     memset(a, 0, sizeof *a);
 }

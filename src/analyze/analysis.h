@@ -167,6 +167,7 @@ struct gpu_ident {
 #define ANALYSIS_MAX_IDENTS TRACE_MAX_GPUS  /* one limit: trace_limits.h */
 
 struct waiting_on;
+struct cgroup_series;
 
 struct analysis {
     const char *path;
@@ -198,6 +199,7 @@ struct analysis {
     double waiting_median_ms;     /* median waiting time over windows with some, NAN if none */
     long waiting_windows;
     struct waiting_on *waiting;   /* thread states per window (waiting_on.h); NULL: no threads file */
+    struct cgroup_series *cgroup; /* the command's cgroup CPU throttling (cgroup_throttle.h); NULL: none */
     enum verdict verdict;
     char evidence[EVIDENCE_MAX];
 };

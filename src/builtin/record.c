@@ -58,6 +58,8 @@ static void usage(FILE *out)
         "      --no-rapl          no RAPL values or columns\n"
         "      --rapl-root DIR    powercap tree to search (default /sys/class/powercap)\n"
         "      --proc-stat FILE   host CPU counters (default /proc/stat)\n"
+        "      --cgroup-root DIR  cgroup v2 tree of --pid/CMD's cpu.stat (default: the\n"
+        "                         cgroup2 mount, e.g. /sys/fs/cgroup)\n"
         "      --nvml-lib PATH    NVML library to load (default libnvidia-ml.so.1)\n"
         "      --pid PID          also record this process's CPU time and state, and its\n"
         "                         whole tree's (descendants too) and busiest thread\n"
@@ -101,7 +103,7 @@ static void usage(FILE *out)
 
 enum {
     OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
-    OPT_PROC_STAT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX,
+    OPT_PROC_STAT, OPT_CGROUP_ROOT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX,
     OPT_NVTX_REPLACE, OPT_THREADS_MS, OPT_WINDOW, OPT_START, OPT_END, OPT_LIVE, OPT_IDLE_W,
     OPT_BUSY_W, OPT_METRICS, OPT_METRICS_FILE, OPT_RANGE, OPT_METRICS_RANGES
 };
@@ -117,6 +119,7 @@ static const struct option long_opts[] = {
     { "no-rapl",     no_argument,       NULL, OPT_NO_RAPL },
     { "rapl-root",   required_argument, NULL, OPT_RAPL_ROOT },
     { "proc-stat",   required_argument, NULL, OPT_PROC_STAT },
+    { "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
     { "nvml-lib",    required_argument, NULL, OPT_NVML_LIB },
     { "pid",         required_argument, NULL, OPT_PID },
     { "force-append", no_argument,      NULL, OPT_FORCE_APPEND },
@@ -332,6 +335,7 @@ int cmd_record(int argc, char **argv)
         case OPT_DITHER: o.dither = 1; break;
         case OPT_RAPL_ROOT: o.rapl_root = optarg; break;
         case OPT_PROC_STAT: o.proc_stat = optarg; break;
+        case OPT_CGROUP_ROOT: o.cgroup_root = optarg; break;
         case OPT_NVML_LIB: o.nvml_lib = optarg; break;
         case OPT_PID:
             if (parse_long("pid", optarg, 10, 1, 0x7fffffff, &v) != 0)

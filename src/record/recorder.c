@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup_cpu.h"
 #include "child_cmd.h"
 #include "clock.h"
 #include "csv_writer.h"
@@ -79,6 +80,8 @@ struct recorder {
     int have_fifo;
     char private_dir[256];
     char fifo_path[4096];
+    struct cgroup_cpu cgroup;     /* the watched process's cgroup v2 CPU throttling */
+    int have_cgroup;
     struct thread_sampler *threads; /* thread states of the watched tree, on its own thread */
     struct child_cmd child;
     int have_child;
@@ -248,6 +251,21 @@ static void write_identity(struct recorder *r)
     }
 }
 
+/* The cgroup's CPU counters as an EVENT row at t (cgroup_cpu.h): FIRST
+ * names the cgroup and its limit, and is stamped with `begin` (it was read
+ * just before), so that a mark that arrived while `begin` was written
+ * already finds a reading. */
+static void write_cgroup(struct recorder *r, int first, int64_t t)
+{
+    char label[768];
+    cgroup_cpu_label(&r->cgroup, first, label, sizeof label);
+    struct trace_row row;
+    trace_row_init(&row, r->ncols, t, wall_ns() - (mono_ns() - t), ROW_EVENT);
+    trace_row_label(&row, label);
+    trace_row_int(&row, COL_PROC_PID, r->proc.pid);
+    trace_row_write(&row, &r->csv);
+}
+
 static int open_fifo(struct recorder *r)
 {
     const char *path = r->o->marks_fifo;
@@ -305,6 +323,8 @@ static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_
             trace_row_int(base, COL_PROC_TREE_CPU_NS, r->tree_cpu_ns);
             trace_row_int(base, COL_PROC_TREE_PROCS, r->tree_procs);
             proc_tree_slow(&r->tree, mono_ns());
+            if (r->have_cgroup && cgroup_cpu_read(&r->cgroup) == 1)
+                write_cgroup(r, 0, mono_ns());
             if (!isnan(r->tree.top_cores)) {
                 trace_row_milli(base, COL_PROC_TOP_THREAD_CORES,
                                 (unsigned long long)llround(fmax(r->tree.top_cores, 0) * 1000));
@@ -629,6 +649,7 @@ static void cleanup(struct recorder *r)
     host_cpu_close(&r->host);
     proc_tree_close(&r->tree);
     gpu_auto_close(&r->autosel);
+    cgroup_cpu_close(&r->cgroup);
     nvml_unload(&r->nvml);
 }
 
@@ -714,9 +735,13 @@ int recorder_run(const struct record_opts *o)
     }
     if (r->watching && o->threads_ms > 0)
         r->threads = thread_sampler_start(o->out, r->proc.pid, o->threads_ms, NULL);
+    if (r->watching)
+        r->have_cgroup = cgroup_cpu_open(&r->cgroup, r->proc.pid, o->cgroup_root) == 0;
     r->show_status = !o->quiet && isatty(STDERR_FILENO);
     r->start_ns = mono_ns();
     write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */
+    if (r->have_cgroup)
+        write_cgroup(r, 1, r->start_ns);
     write_identity(r);
     if (r->have_fifo)
         mark_fifo_release(&r->fifo);
@@ -724,6 +749,9 @@ int recorder_run(const struct record_opts *o)
     int code = run_loop(r);
     thread_sampler_stop(r->threads);
     r->threads = NULL;
+    /* throttling since the last tick */
+    if (r->have_cgroup && !csv_out_failed(&r->csv) && cgroup_cpu_read(&r->cgroup) == 1)
+        write_cgroup(r, 0, mono_ns());
 
     /* With a FIFO, `end` is the moment its read end was found empty and
      * closed: every mark written before it is in the trace. */

@@ -21,6 +21,7 @@ struct record_opts {
     int no_rapl;
     const char *rapl_root;    /* NULL: /sys/class/powercap */
     const char *proc_stat;    /* NULL: /proc/stat */
+    const char *cgroup_root;  /* NULL: the cgroup2 mount (cgroup_cpu.h) */
     const char *nvml_lib;     /* NULL: libnvidia-ml.so.1 */
     pid_t pid;                /* --pid, 0: none */
     char **cmd;               /* -- CMD ARGS..., or NULL */

@@ -254,6 +254,7 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
         fprintf(out, "\n");
     }
     text_breakdown(out, "  ", &w->bd, w->duration_s);
+    report_cgroup_text(out, a, w - a->windows);
     fprintf(out, "  verdict=%s  %s\n", verdict_name(w->verdict), w->evidence);
     report_waiting_text(out, a, w - a->windows);
 }

@@ -32,6 +32,12 @@ void report_waiting_json(FILE *out, const struct analysis *a, long wi);
  * what"): ",waiting_on_resolution_ms,threads_CLASS_ms...,waiting_on,
  * segments_waiting_on"; empty cells without a threads file. */
 void report_waiting_csv_header(FILE *out);
+/* The cgroup CPU throttling of window wi (report_cgroup.c): a text line
+ * (none without readings), the JSON member "cgroup" (null without), the
+ * CSV cells cgroup_throttled_ms,cgroup_throttled_periods (empty without). */
+void report_cgroup_text(FILE *out, const struct analysis *a, long wi);
+void report_cgroup_json(FILE *out, const struct analysis *a, long wi);
+void report_cgroup_csv(FILE *out, const struct analysis *a, long wi);
 void report_waiting_csv(FILE *out, const struct analysis *a, long wi);
 
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */

@@ -89,6 +89,7 @@ void report_csv(FILE *out, const struct analysis *a)
     fputs(",top_thread_cores,top_thread", out);
     gpu_columns(out, a, breakdown_cols, sizeof breakdown_cols / sizeof breakdown_cols[0]);
     report_waiting_csv_header(out);
+    fputs(",cgroup_throttled_ms,cgroup_throttled_periods", out);
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -143,6 +144,7 @@ void report_csv(FILE *out, const struct analysis *a)
         for (int k = 0; k < w->ngpu; k++)
             csv_breakdown(out, &w->gpu[k].bd);
         report_waiting_csv(out, a, i);
+        report_cgroup_csv(out, a, i);
         fputc('\n', out);
     }
 }
@@ -264,6 +266,7 @@ void report_json(FILE *out, const struct analysis *a)
         fputs(",\"top_thread\":", out);
         json_write_string(out, w->bd.valid ? w->top_thread : "");
         report_waiting_json(out, a, i);
+        report_cgroup_json(out, a, i);
         fputs(",\"gpus\":[", out);
         for (int k = 0; k < w->ngpu; k++) {
             const struct window_gpu *g = &w->gpu[k];

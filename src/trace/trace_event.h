@@ -15,6 +15,7 @@
 #define EVENT_HOST "flinch_host"
 #define EVENT_GPU "flinch_gpu"
 #define EVENT_FIELDS "flinch_fields"
+#define EVENT_CGROUP_CPU "flinch_cgroup_cpu"   /* src/record/cgroup_cpu.h */
 
 /* True when LABEL's first word is KIND. */
 int trace_event_is(const char *label, const char *kind);
