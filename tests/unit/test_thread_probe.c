@@ -38,6 +38,14 @@ static void put(const char *name, const char *text, mode_t mode)
     CHECK(chmod(path, mode) == 0);
 }
 
+/* Sets the mode of the fake thread's file NAME. */
+static void set_mode(const char *name, mode_t mode)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%d/task/%d/%s", root, PID, TID, name);
+    CHECK(chmod(path, mode) == 0);
+}
+
 /* A sleeping thread in clock_nanosleep, every file readable. */
 static void make_thread(void)
 {
@@ -134,9 +142,7 @@ static void readable_syscall(void)
 static void refused_syscall(void)
 {
     make_thread();
-    char path[256];
-    snprintf(path, sizeof path, "%s/%d/task/%d/syscall", root, PID, TID);
-    CHECK(chmod(path, 0) == 0);
+    set_mode("syscall", 0);
     struct probe_result r = probe(0);
     CHECK(r.rc == 0);
     CHECK(r.denied == PROBE_NO_SYSCALL);
@@ -148,7 +154,7 @@ static void refused_syscall(void)
     CHECK(thread_classify(r.st.state, r.st.wchan, r.st.call, r.st.fd, detail, sizeof detail) == TC_SLEEP);
     CHECK_STR(detail, "wchan hrtimer_nanosleep");
 
-    CHECK(chmod(path, 0644) == 0);
+    set_mode("syscall", 0644);
     r = probe(PROBE_NO_SYSCALL);
     CHECK(r.rc == 0);
     CHECK(r.denied == PROBE_NO_SYSCALL);
@@ -178,11 +184,8 @@ static void missing_syscall_file(void)
 static void refused_wchan_too(void)
 {
     make_thread();
-    char path[256];
-    snprintf(path, sizeof path, "%s/%d/task/%d/syscall", root, PID, TID);
-    CHECK(chmod(path, 0) == 0);
-    snprintf(path, sizeof path, "%s/%d/task/%d/wchan", root, PID, TID);
-    CHECK(chmod(path, 0) == 0);
+    set_mode("syscall", 0);
+    set_mode("wchan", 0);
     struct probe_result r = probe(0);
     CHECK(r.rc == 0);
     CHECK(r.denied == (PROBE_NO_SYSCALL | PROBE_NO_WCHAN));
