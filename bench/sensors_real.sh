@@ -16,8 +16,14 @@
 # Environment: GPU (index, default 0), LOAD (torch|cuda, default: torch
 # when it sees a GPU, else cuda), NVML_LIB (default libnvidia-ml.so.1),
 # SENSORS_KEEP=1 keeps the scratch dir (trace.csv, load script),
+# SENSORS_OUT=DIR also leaves the raw material there for a later analysis
+# (trace.csv.gz, analyze.json, latency.txt, record.err, and the table as
+# sensors_real.md), e.g. a device machine's $OUT,
 # SENSORS_LOAD_CMD runs that command as the load instead (it must write the
 # same marks; used to check this script against the simulated NVML).
+# Needs no network: python3 with PyTorch (or nvcc), make, cc, nvidia-smi.
+# NVML_LIB unset and libnvidia-ml.so.1 not on the loader's path: the
+# driver's usual folders are tried (/usr/local/nvidia/lib64 in containers).
 # Exit status: 0 measured; 2 no NVIDIA GPU, driver or load generator on
 # this host (nothing was run); 1 a step failed.
 #
@@ -42,10 +48,22 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 command -v python3 >/dev/null 2>&1 || no_gpu "python3 not found (needed for the analysis)"
 # make with the build dir as given (its dependency files name their targets
 # that way), absolute paths after that
-make --no-print-directory -s BUILD="$B" tests >/dev/null || { echo "sensors_real: build failed" >&2; exit 1; }
+make --no-print-directory -s -j"$(nproc 2>/dev/null || echo 2)" BUILD="$B" tests >/dev/null ||
+  { echo "sensors_real: build failed" >&2; exit 1; }
 case "$B" in /*) ;; *) B="$(pwd)/$B" ;; esac
 FLINCH="$B/flinch"
 SIMTOOL="$B/tests/simtool"
+# a container's driver folder is often not on the loader's path
+if [ "$NVML_LIB" = libnvidia-ml.so.1 ] &&
+   ! "$SIMTOOL" --lib "$NVML_LIB" query count 2>/dev/null | grep -q '^count [1-9]'; then
+  for lib in /usr/local/nvidia/lib64/libnvidia-ml.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 \
+             /usr/lib/aarch64-linux-gnu/libnvidia-ml.so.1 /usr/lib64/libnvidia-ml.so.1; do
+    if [ -e "$lib" ] && "$SIMTOOL" --lib "$lib" query count 2>/dev/null | grep -q '^count [1-9]'; then
+      NVML_LIB=$lib
+      break
+    fi
+  done
+fi
 if ! "$SIMTOOL" --lib "$NVML_LIB" query count 2>/dev/null | grep -q '^count [1-9]'; then
   no_gpu "NVML ($NVML_LIB) does not load or reports no GPU: $("$SIMTOOL" --lib "$NVML_LIB" query count 2>&1 | head -n 1)"
 fi
@@ -159,17 +177,20 @@ rc=$?
 
 # NVML call latency: every call flinch record makes per sample, 200 times
 # each, interleaved as in a sample, through dlopen like the recorder.
+# (fields:83,...,198: the one field-values call flinch record makes per GPU
+# per tick since issue 13; the single calls are its fallbacks and the slow
+# values)
 items=""
 i=0
 while [ $i -lt 200 ]; do
-  items="$items energy fields:186 power util clock temp mem reasons limit"
+  items="$items fields:83,186,185,74,251,252,253,197,198 energy fields:186 power util clock temp mem reasons limit"
   i=$((i + 1))
 done
 # shellcheck disable=SC2086 # items is a word list
 "$SIMTOOL" --lib "$NVML_LIB" query -T "gpu:$GPU" $items >"$W/latency.txt" 2>&1 ||
   echo "sensors_real: latency run failed: $(head -c 200 "$W/latency.txt")" >&2
 
-python3 - "$W/trace.csv" "$W/analyze.json" "$W/latency.txt" "$GPU" <<'PY'
+python3 - "$W/trace.csv" "$W/analyze.json" "$W/latency.txt" "$GPU" >"$W/sensors_real.md" <<'PY'
 import csv, json, statistics, sys
 trace, ajson, lat, gpu = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 rows = list(csv.DictReader(open(trace, newline="")))
@@ -299,7 +320,8 @@ for line in open(lat):
     parts = line.split()
     if len(parts) >= 2 and parts[-1].startswith("us=") and not parts[0].startswith(("gpu:", "handle")):
         calls.setdefault(parts[0], []).append(int(parts[-1][3:]))
-names = {"energy": "nvmlDeviceGetTotalEnergyConsumption", "field:186": "nvmlDeviceGetFieldValues (186)",
+names = {"field:198": "nvmlDeviceGetFieldValues (the 9 fields read every tick)",
+         "energy": "nvmlDeviceGetTotalEnergyConsumption", "field:186": "nvmlDeviceGetFieldValues (186)",
          "power": "nvmlDeviceGetPowerUsage", "util": "nvmlDeviceGetUtilizationRates", "clock": "nvmlDeviceGetClockInfo (SM)",
          "temp": "nvmlDeviceGetTemperature", "mem": "nvmlDeviceGetMemoryInfo",
          "reasons": "nvmlDeviceGetCurrentClocksEventReasons", "limit": "nvmlDeviceGetEnforcedPowerLimit"}
@@ -311,3 +333,11 @@ for k, v in calls.items():
 if not calls:
     print("| (no timings: see the latency run's output) | | | | |")
 PY
+rc=$?
+cat "$W/sensors_real.md"
+if [ -n "${SENSORS_OUT:-}" ]; then
+  mkdir -p "$SENSORS_OUT" && gzip -c "$W/trace.csv" >"$SENSORS_OUT/trace.csv.gz" &&
+    cp "$W/analyze.json" "$W/latency.txt" "$W/record.err" "$W/sensors_real.md" "$SENSORS_OUT/" ||
+    { echo "sensors_real: cannot write to $SENSORS_OUT" >&2; exit 1; }
+fi
+[ "$rc" -eq 0 ] || { echo "sensors_real: the analysis failed ($rc)" >&2; exit 1; }
