@@ -90,12 +90,19 @@ int cgroup_throttled(const struct cgroup_series *s, int64_t t0, int64_t t1, doub
     *ms = *periods = NAN;
     if (!s || t1 < t0)
         return -1;
-    long i0 = at(s, t0), i1 = at(s, t1);
-    if (i0 < 0 || isnan(s->p[i0].throttled_usec))
+    /* The recording the window ends in: from its first reading (after the
+     * last break before t1) on. A window that starts before that reading
+     * (a mark that arrived while `begin` was being written; the command
+     * runs before it) counts from it. */
+    long i1 = at(s, t1);
+    if (i1 < 0 || isnan(s->p[i1].throttled_usec))
         return -1;
-    for (long i = i0; i <= i1; i++)
-        if (isnan(s->p[i].throttled_usec))
-            return -1;               /* a recording starts inside: not one span */
+    long first = i1;
+    while (first > 0 && !isnan(s->p[first - 1].throttled_usec))
+        first--;
+    long i0 = at(s, t0);
+    if (i0 < first)
+        i0 = first;
     *ms = fmax(0, s->p[i1].throttled_usec - s->p[i0].throttled_usec) / 1e3;
     *periods = fmax(0, s->p[i1].nr_throttled - s->p[i0].nr_throttled);
     return 0;

@@ -37,7 +37,8 @@ int cgroup_series_event(struct analysis *a, const struct trace_row *r);
 void cgroup_series_break(struct analysis *a, int64_t t_ns);
 /* The throttled time (ms) and throttled periods in [t0, t1]: 0 when the
  * series is known over the span, -1 (NAN in both) when not (no reading of
- * this recording at or before t0). The kernel adds a period's throttled
+ * the recording t1 is in, at or before t1; a span that starts before that
+ * recording's first reading counts from it). The kernel adds a period's throttled
  * time when the group is let run again, so an edge is uncertain by one
  * quota period plus the recorder's interval. */
 int cgroup_throttled(const struct cgroup_series *s, int64_t t0, int64_t t1, double *ms,
