@@ -31,6 +31,7 @@ static const char *const func_names[SIM_FN_N] = {
     "nvmlDeviceGetPerformanceState", "nvmlDeviceGetUUID", "nvmlDeviceGetPciInfo_v3",
     "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetComputeMode", "nvmlDeviceGetMigMode",
     "nvmlDeviceGetComputeRunningProcesses",
+    "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleGet", "nvmlGpmMetricsGet",
 };
 
 int sim_func_lookup(const char *name)
@@ -166,15 +167,20 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         r->reasons = m;
         return 0;
     }
-    static const struct { const char *key; long long max; size_t off; } keys[] = {
-        { "util", 100, offsetof(struct sim_reading, util_pct) },
-        { "mem_util", 100, offsetof(struct sim_reading, mem_util_pct) },
-        { "clock", 100000, offsetof(struct sim_reading, clock_mhz) },
-        { "temp", 200, offsetof(struct sim_reading, temp_c) },
-        { "mem_used", (long long)SIM_MEM_TOTAL_MIB, offsetof(struct sim_reading, mem_used_mib) },
-        { "pstate", 15, offsetof(struct sim_reading, pstate) },
-        { "pcie_tx", 1000000, offsetof(struct sim_reading, pcie_tx_mbps) },
-        { "pcie_rx", 1000000, offsetof(struct sim_reading, pcie_rx_mbps) },
+    /* gpm: the GPM keys are ints, -1 meaning "derived" (sim_gpm.c) */
+    static const struct { const char *key; long long max; size_t off; int gpm; } keys[] = {
+        { "util", 100, offsetof(struct sim_reading, util_pct), 0 },
+        { "mem_util", 100, offsetof(struct sim_reading, mem_util_pct), 0 },
+        { "clock", 100000, offsetof(struct sim_reading, clock_mhz), 0 },
+        { "temp", 200, offsetof(struct sim_reading, temp_c), 0 },
+        { "mem_used", (long long)SIM_MEM_TOTAL_MIB, offsetof(struct sim_reading, mem_used_mib), 0 },
+        { "pstate", 15, offsetof(struct sim_reading, pstate), 0 },
+        { "pcie_tx", 1000000, offsetof(struct sim_reading, pcie_tx_mbps), 0 },
+        { "pcie_rx", 1000000, offsetof(struct sim_reading, pcie_rx_mbps), 0 },
+        { "sm_active", 100, offsetof(struct sim_reading, sm_active_pct), 1 },
+        { "occupancy", 100, offsetof(struct sim_reading, sm_occupancy_pct), 1 },
+        { "tensor", 100, offsetof(struct sim_reading, tensor_pct), 1 },
+        { "dram_bw", 100, offsetof(struct sim_reading, dram_bw_pct), 1 },
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strlen(keys[i].key) != klen || strncmp(kv, keys[i].key, klen) != 0)
@@ -182,10 +188,14 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         if (parse_ll(v, 0, keys[i].max, &n))
             return fail(p, "at: %s: expected an integer 0..%lld, got '%s'",
                         keys[i].key, keys[i].max, v);
-        *(unsigned *)((char *)r + keys[i].off) = (unsigned)n;
+        if (keys[i].gpm)
+            *(int *)((char *)r + keys[i].off) = (int)n;
+        else
+            *(unsigned *)((char *)r + keys[i].off) = (unsigned)n;
         return 0;
     }
-    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate, pcie_tx, pcie_rx, compute)",
+    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate, "
+                "pcie_tx, pcie_rx, compute, sm_active, occupancy, tensor, dram_bw)",
                 (int)klen, kv);
 }
 
@@ -300,6 +310,17 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         if (ntok != 2 || (strcmp(tok[1], "same") != 0 && strcmp(tok[1], "foreign") != 0))
             return fail(p, "pid_namespace: expected 'same' or 'foreign'");
         sc->foreign_pids = strcmp(tok[1], "foreign") == 0;
+        return 0;
+    }
+    if (strcmp(d, "gpm") == 0) {
+        unsigned g = 0;
+        if (!(ntok == 2 || (ntok == 4 && strcmp(tok[2], "gpu") == 0)) ||
+            (strcmp(tok[1], "on") != 0 && strcmp(tok[1], "off") != 0))
+            return fail(p, "gpm: expected 'on' or 'off' [gpu G]");
+        if (ntok == 4 && note_gpu(p, "gpm: gpu", tok[3], &g))
+            return -1;
+        for (unsigned i = ntok == 4 ? g : 0; i < (ntok == 4 ? g + 1 : SIM_MAX_GPUS); i++)
+            sc->gpm_off[i] = strcmp(tok[1], "off") == 0;
         return 0;
     }
     if (strcmp(d, "no_driver") == 0 || strcmp(d, "no_gpus") == 0) {
@@ -433,6 +454,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         { "energy_update_ms", 0, 3600000 }, { "energy_base_mJ", 0, 1000000000000000LL },
         { "latency_us", 0, 10000000 }, { "power_limit_W", 0, 100000 },
         { "period_ms", 0, 1000000000000LL }, { "tenant_pid", 1, 4194304 },
+        { "gpm_refresh_ms", 0, 3600000 },
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         if (strcmp(d, ints[i].name) != 0)
@@ -449,6 +471,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         case 4: sc->latency_us = n; break;
         case 5: sc->power_limit_w = (unsigned)n; break;
         case 7: sc->tenant_pid = (unsigned)n; break;
+        case 8: sc->gpm_refresh_ms = n; break;
         default: sc->period_ms = n; break;
         }
         return 0;
@@ -466,7 +489,8 @@ static int init_defaults(struct sim_scenario *sc)
     sc->energy_base_mj = 1000000;
     sc->power_limit_w = 700;
     sc->tenant_pid = 1;
-    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0, 0, 0, 0 };
+    sc->gpm_refresh_ms = 100;
+    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0, 0, 0, 0, -1, -1, -1, -1 };
     for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
         sc->lost_after[g] = -1;
         struct sim_timeline *tl = &sc->gpu[g];

@@ -29,7 +29,8 @@ enum sim_func {
     SIM_FN_MEMORY, SIM_FN_CLOCK, SIM_FN_TEMP, SIM_FN_ENERGY, SIM_FN_FIELDS,
     SIM_FN_LIMIT, SIM_FN_EVENT_REASONS, SIM_FN_THROTTLE_REASONS, SIM_FN_TEMP_V,
     SIM_FN_PSTATE, SIM_FN_UUID, SIM_FN_PCI, SIM_FN_PERSISTENCE, SIM_FN_COMPUTE_MODE,
-    SIM_FN_MIG_MODE, SIM_FN_PROCS, SIM_FN_N
+    SIM_FN_MIG_MODE, SIM_FN_PROCS, SIM_FN_GPM_SUPPORT, SIM_FN_GPM_SAMPLE, SIM_FN_GPM_METRICS,
+    SIM_FN_N
 };
 
 struct sim_reading {
@@ -39,6 +40,8 @@ struct sim_reading {
     unsigned pstate;
     unsigned pcie_tx_mbps, pcie_rx_mbps; /* PCIe traffic, MB/s (10^6 bytes) */
     unsigned compute;           /* who has a compute context: SIM_COMPUTE_* bits */
+    /* GPM activity in percent (sim_gpm.c); -1: derived from util / mem_util */
+    int sm_active_pct, sm_occupancy_pct, tensor_pct, dram_bw_pct;
 };
 
 /* `at T compute=none|child|tenant|child+tenant` (sim_compute.c). */
@@ -126,6 +129,8 @@ struct sim_scenario {
     int persistence_off;        /* `persistence off`: nvmlDeviceGetPersistenceMode says disabled */
     unsigned tenant_pid;        /* `tenant_pid N`: the other tenant's process (default 1) */
     int foreign_pids;           /* `pid_namespace foreign` */
+    unsigned char gpm_off[SIM_MAX_GPUS]; /* `gpm off [gpu G]`: a GPU before Hopper (no GPM) */
+    long long gpm_refresh_ms;   /* GPM counters refresh period (sim_gpm.c); 0: continuous */
     long long lost_after[SIM_MAX_GPUS]; /* -1: never lost */
     struct sim_unsupported unsupported[SIM_MAX_FAULTS];
     size_t n_unsupported;

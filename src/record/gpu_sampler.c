@@ -53,7 +53,15 @@ nvmlReturn_t gpu_dev_open(const struct nvml_lib *lib, struct gpu_dev *dev, unsig
     dev->energy_by_func = dev->no_field_call;
     dev->power_by_func = dev->no_field_call;
     dev->temp_by_v = !lib->temperature;
-    return lib->device_by_index(index, &dev->handle);
+    nvmlReturn_t rc = lib->device_by_index(index, &dev->handle);
+    if (rc == NVML_SUCCESS)
+        gpm_open(lib, dev->handle, &dev->gpm, interval_ms);
+    return rc;
+}
+
+void gpu_dev_close(const struct nvml_lib *lib, struct gpu_dev *dev)
+{
+    gpm_close(lib, &dev->gpm);
 }
 
 /* Records the outcome of one query. Returns 1 when the GPU is lost. The
@@ -285,6 +293,10 @@ nvmlReturn_t gpu_sample(const struct nvml_lib *lib, struct gpu_dev *dev, struct 
         dev->slow_at = dev->tick;
         lost |= sample_slow(lib, dev, &dev->last);
     }
+    if (!lost)
+        lost |= gpm_sample(lib, dev->handle, dev->index, &dev->gpm, dev->tick, &r->gpm);
+    else
+        memset(&r->gpm, 0, sizeof r->gpm);
     unsigned kept = dev->last.have & (MEDIUM_MASK | SLOW_MASK);
     for (int v = 0; v < GV_COUNT; v++)
         if (kept & (1u << v))

@@ -15,7 +15,9 @@
  *                     and utilization (no field id; read every tick because
  *                     the analysis decides busy from it sample by sample);
  *   every MEDIUM_MS   SM clock, clock-event reasons (no field ids);
- *   every SLOW_MS     temperature, memory used, power limit, P-state.
+ *   every SLOW_MS     temperature, memory used, power limit, P-state;
+ *   every GPU_GPM_MS  a GPM sample and the metrics since the previous one
+ *                     (Hopper and newer; gpu_gpm.h).
  *
  * Both periods are counted in scheduled ticks (round(period / interval),
  * at least 1), from the first tick, which reads everything: which tick reads
@@ -39,6 +41,7 @@
 
 #include <stdint.h>
 
+#include "gpu_gpm.h"
 #include "nvml_loader.h"
 
 #define GPU_MEDIUM_MS 50     /* SM clock, reasons */
@@ -72,6 +75,7 @@ struct gpu_reading {
     int64_t t_wall_ns;
     unsigned have;        /* bit (1u << GV_x) set when v[GV_x] is valid */
     unsigned long long v[GV_COUNT];
+    struct gpm_reading gpm;   /* GPM metrics ending at this tick, if any */
 };
 
 #define GPU_FIELD_MAX 12
@@ -91,12 +95,16 @@ struct gpu_dev {
     int temp_by_v;        /* nvmlDeviceGetTemperature missing or DEPRECATED */
     int64_t medium_at, slow_at; /* tick of the last medium / slow read; -1: never */
     struct gpu_reading last;    /* the medium and slow values, repeated between reads */
+    struct gpu_gpm gpm;
 };
 
 /* Opens GPU index; returns its code (NVML_SUCCESS...). interval_ms is the
  * recording's tick, for the medium and slow periods. */
 nvmlReturn_t gpu_dev_open(const struct nvml_lib *lib, struct gpu_dev *dev, unsigned index,
                           int interval_ms);
+
+/* Frees what gpu_dev_open allocated (the GPM sample buffers). */
+void gpu_dev_close(const struct nvml_lib *lib, struct gpu_dev *dev);
 
 /* Takes every reading due. Returns NVML_SUCCESS, or NVML_ERROR_GPU_IS_LOST
  * when any query said so (the reading is then incomplete and not to be

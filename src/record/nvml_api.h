@@ -164,6 +164,50 @@ typedef struct nvmlProcessInfo_v2_st {
 #define NVML_CLOCKS_EVENT_REASON_HW_POWER_BRAKE    0x0000000000000080ULL
 #define NVML_CLOCKS_EVENT_REASON_DISPLAY_CLOCKS    0x0000000000000100ULL
 
+/* GPM (GPU performance monitoring, Hopper and newer; nvml.h's "NVML GPM"
+ * group). A sample is an opaque driver buffer (nvmlGpmSampleAlloc);
+ * nvmlGpmMetricsGet computes metrics between two samples, which NVIDIA's
+ * reference says must be taken more than 100 ms apart ("due to the internal
+ * sample refresh rate"). The metrics array holds NVML_GPM_METRIC_MAX entries
+ * as CUDA 13's nvml.h sizes it (333; older headers had 98, and the struct's
+ * version stayed 1): the driver reads and writes only the first numMetrics,
+ * and the larger array is safe with either. */
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+enum {
+    NVML_GPM_METRIC_SM_UTIL = 2,          /* percent of SMs busy (DCGM's SM active), 0.0-100.0 */
+    NVML_GPM_METRIC_SM_OCCUPANCY = 3,     /* active warps vs the theoretical maximum, 0.0-100.0 */
+    NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,  /* percent of SM time any tensor pipe was busy */
+    NVML_GPM_METRIC_DRAM_BW_UTIL = 10     /* DRAM bandwidth used vs the peak, 0.0-100.0 */
+};
+#define NVML_GPM_METRIC_MAX 333
+
+typedef struct {
+    unsigned int metricId;      /* IN */
+    nvmlReturn_t nvmlReturn;    /* OUT: this metric's status; value is valid only on SUCCESS */
+    double value;               /* OUT */
+    struct {
+        char *shortName;
+        char *longName;
+        char *unit;
+    } metricInfo;               /* OUT: may be NULL */
+} nvmlGpmMetric_t;
+
+typedef struct {
+    unsigned int version;       /* IN: NVML_GPM_METRICS_GET_VERSION */
+    unsigned int numMetrics;    /* IN: entries of metrics[] used */
+    nvmlGpmSample_t sample1;    /* IN: the earlier sample */
+    nvmlGpmSample_t sample2;    /* IN: the later sample */
+    nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+#define NVML_GPM_METRICS_GET_VERSION 1
+
+typedef struct {
+    unsigned int version;           /* IN: NVML_GPM_SUPPORT_VERSION */
+    unsigned int isSupportedDevice; /* OUT: 0 on GPUs before Hopper */
+} nvmlGpmSupport_t;
+#define NVML_GPM_SUPPORT_VERSION 1
+
 /* Entry points, as function-pointer types for dlsym(). */
 typedef nvmlReturn_t (*nvml_init_fn)(void);                 /* nvmlInit_v2, nvmlInit */
 typedef nvmlReturn_t (*nvml_shutdown_fn)(void);             /* nvmlShutdown */
@@ -199,5 +243,12 @@ typedef nvmlReturn_t (*nvml_device_procs_v2_fn)(nvmlDevice_t, unsigned int *, nv
     /* nvmlDeviceGetComputeRunningProcesses_v3 (R535+), _v2 */
 typedef nvmlReturn_t (*nvml_device_procs_v1_fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_v1_t *);
     /* nvmlDeviceGetComputeRunningProcesses (the original symbol) */
+
+typedef nvmlReturn_t (*nvml_gpm_support_fn)(nvmlDevice_t, nvmlGpmSupport_t *);
+    /* nvmlGpmQueryDeviceSupport */
+typedef nvmlReturn_t (*nvml_gpm_alloc_fn)(nvmlGpmSample_t *);      /* nvmlGpmSampleAlloc */
+typedef nvmlReturn_t (*nvml_gpm_free_fn)(nvmlGpmSample_t);         /* nvmlGpmSampleFree */
+typedef nvmlReturn_t (*nvml_gpm_sample_fn)(nvmlDevice_t, nvmlGpmSample_t); /* nvmlGpmSampleGet */
+typedef nvmlReturn_t (*nvml_gpm_metrics_fn)(nvmlGpmMetricsGet_t *); /* nvmlGpmMetricsGet */
 
 #endif

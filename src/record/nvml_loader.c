@@ -78,6 +78,11 @@ int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
     RESOLVE(compute_mode, "nvmlDeviceGetComputeMode", NULL);
     RESOLVE(mig_mode, "nvmlDeviceGetMigMode", NULL);
     resolve_compute_procs(lib);
+    RESOLVE(gpm_query_support, "nvmlGpmQueryDeviceSupport", NULL);
+    RESOLVE(gpm_sample_alloc, "nvmlGpmSampleAlloc", NULL);
+    RESOLVE(gpm_sample_free, "nvmlGpmSampleFree", NULL);
+    RESOLVE(gpm_sample_get, "nvmlGpmSampleGet", NULL);
+    RESOLVE(gpm_metrics_get, "nvmlGpmMetricsGet", NULL);
 
     const char *missing = !lib->init ? "nvmlInit" :
                           !lib->shutdown ? "nvmlShutdown" :
@@ -110,6 +115,8 @@ static void follow_virtual_clock(struct nvml_lib *lib)
 
 void nvml_missing_symbols(const struct nvml_lib *lib, char *buf, size_t len)
 {
+    int gpm_none = !lib->gpm_query_support && !lib->gpm_sample_alloc && !lib->gpm_sample_free &&
+                   !lib->gpm_sample_get && !lib->gpm_metrics_get;
     const struct { int fn; const char *name; } opt[] = {
         { lib->device_name != NULL, "nvmlDeviceGetName" },
         { lib->power_usage != NULL, "nvmlDeviceGetPowerUsage" },
@@ -131,6 +138,13 @@ void nvml_missing_symbols(const struct nvml_lib *lib, char *buf, size_t len)
         { lib->compute_mode != NULL, "nvmlDeviceGetComputeMode" },
         { lib->mig_mode != NULL, "nvmlDeviceGetMigMode" },
         { lib->compute_procs_symbol != NULL, "nvmlDeviceGetComputeRunningProcesses" },
+        /* GPM: one token when the driver has none of it (before r520) */
+        { gpm_none || lib->gpm_query_support != NULL, "nvmlGpmQueryDeviceSupport" },
+        { gpm_none || lib->gpm_sample_alloc != NULL, "nvmlGpmSampleAlloc" },
+        { gpm_none || lib->gpm_sample_free != NULL, "nvmlGpmSampleFree" },
+        { gpm_none || lib->gpm_sample_get != NULL, "nvmlGpmSampleGet" },
+        { gpm_none || lib->gpm_metrics_get != NULL, "nvmlGpmMetricsGet" },
+        { !gpm_none, "nvmlGpm*" },
     };
     size_t n = 0;
     buf[0] = 0;

@@ -51,6 +51,12 @@ struct nvml_lib {
     nvml_device_procs_v2_fn compute_procs;    /* _v3 where safe (R535+), else _v2 */
     nvml_device_procs_v1_fn compute_procs_v1; /* the original symbol, only without _v2 */
     const char *compute_procs_symbol;         /* the name resolved, NULL: none */
+    /* GPM, Hopper and newer (gpu_gpm.c); drivers before r520 lack them */
+    nvml_gpm_support_fn gpm_query_support;
+    nvml_gpm_alloc_fn gpm_sample_alloc;
+    nvml_gpm_free_fn gpm_sample_free;
+    nvml_gpm_sample_fn gpm_sample_get;
+    nvml_gpm_metrics_fn gpm_metrics_get;
     int initialized;
     int virtual_clock;                      /* the simulator's clock drives clock.h */
 };
@@ -59,8 +65,9 @@ struct nvml_lib {
  * Returns 0, or -1 with a one-line reason in err. */
 int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen);
 
-/* The optional entry points this library lacks, as "name,name" (empty:
- * none), for the trace's record of what was supported. */
+/* The optional entry points this library lacks, as "name;name" (empty:
+ * none; "nvmlGpm*" when every GPM one is missing), for the trace's record
+ * of what was supported. */
 void nvml_missing_symbols(const struct nvml_lib *lib, char *buf, size_t len);
 
 /* nvmlInit; returns its code. */

@@ -339,6 +339,19 @@ static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_
     }
 }
 
+/* GPM metrics on the row of the tick whose sample ended their span only. */
+static void fill_gpm_cells(struct trace_row *row, const struct gpm_reading *m)
+{
+    static const int cols[GPM_N] = { COL_GPU_SM_ACTIVE_PCT, COL_GPU_SM_OCCUPANCY_PCT,
+                                     COL_GPU_TENSOR_ACTIVE_PCT, COL_GPU_DRAM_BW_PCT };
+    if (!m->have)
+        return;
+    for (int i = 0; i < GPM_N; i++)
+        if (m->have & (1u << i))
+            trace_row_pct1(row, cols[i], m->pct[i]);
+    trace_row_int(row, COL_GPU_GPM_SPAN_NS, m->span_ns);
+}
+
 static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
                            const struct gpu_reading *g)
 {
@@ -365,6 +378,7 @@ static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
     if (gpu_has(g, GV_THR_HW_BRAKE_NS))  trace_row_uint(row, COL_GPU_THROTTLE_HW_BRAKE_NS, g->v[GV_THR_HW_BRAKE_NS]);
     if (gpu_has(g, GV_PCIE_TX_BYTES))    trace_row_uint(row, COL_GPU_PCIE_TX_BYTES, g->v[GV_PCIE_TX_BYTES]);
     if (gpu_has(g, GV_PCIE_RX_BYTES))    trace_row_uint(row, COL_GPU_PCIE_RX_BYTES, g->v[GV_PCIE_RX_BYTES]);
+    fill_gpm_cells(row, &g->gpm);
 }
 
 /* The power the live status line shows: instantaneous where the GPU has
@@ -568,6 +582,22 @@ static void auto_none(struct recorder *r)
     write_event(r, label, 0, 0, 0);
 }
 
+/* A flinch_gpm EVENT row per GPU after the first tick, and again when a
+ * GPU's GPM stops (gpu_gpm.h): the trace says once why its GPM columns
+ * are empty. */
+static void write_gpm_events(struct recorder *r)
+{
+    char label[MARK_LABEL_MAX + 64];
+    for (int i = 0; i < r->ngpu; i++) {
+        struct gpu_gpm *g = &r->gpus[i].gpm;
+        if (!g->changed)
+            continue;
+        g->changed = 0;
+        gpm_label(g, r->gpus[i].index, label, sizeof label);
+        write_event(r, label, 1, r->gpus[i].index, 0);
+    }
+}
+
 /* The schedule. Returns the exit code. */
 static int run_loop(struct recorder *r)
 {
@@ -617,6 +647,7 @@ static int run_loop(struct recorder *r)
             gpu_fields_label(&r->gpus[r->fields_written], label, sizeof label);
             write_event(r, label, 1, r->gpus[r->fields_written].index, 0);
         }
+        write_gpm_events(r);
         if (lost) {
             struct gpu_dev *d = &r->gpus[lost - 1];
             char label[64];
@@ -650,6 +681,8 @@ static void cleanup(struct recorder *r)
     proc_tree_close(&r->tree);
     gpu_auto_close(&r->autosel);
     cgroup_cpu_close(&r->cgroup);
+    for (int i = 0; i < r->ngpu; i++)
+        gpu_dev_close(&r->nvml, &r->gpus[i]);
     nvml_unload(&r->nvml);
 }
 

@@ -17,6 +17,8 @@ const char *const trace_column_names[COL_COUNT] = {
     "gpu_throttle_power_cap_ns", "gpu_throttle_sw_thermal_ns",
     "gpu_throttle_hw_thermal_ns", "gpu_throttle_hw_brake_ns",
     "gpu_pcie_tx_bytes", "gpu_pcie_rx_bytes",
+    "gpu_sm_active_pct", "gpu_sm_occupancy_pct", "gpu_tensor_active_pct", "gpu_dram_bw_pct",
+    "gpu_gpm_span_ns",
 };
 
 void trace_rapl_column_name(const char *domain, char *buf, size_t cap)
@@ -64,4 +66,9 @@ const struct trace_column_range trace_column_ranges[COL_COUNT] = {
     [COL_ARRIVAL_MONO_NS] = { 0, (double)TRACE_NS_MAX },
     [COL_PROC_PID] = { 0, 4294967295.0 },
     [COL_PROC_CPU_NS] = { 0, (double)TRACE_NS_MAX },
+    [COL_GPU_SM_ACTIVE_PCT] = { 0, 100 },
+    [COL_GPU_SM_OCCUPANCY_PCT] = { 0, 100 },
+    [COL_GPU_TENSOR_ACTIVE_PCT] = { 0, 100 },
+    [COL_GPU_DRAM_BW_PCT] = { 0, 100 },
+    [COL_GPU_GPM_SPAN_NS] = { 0, (double)TRACE_NS_MAX },
 };

@@ -60,6 +60,11 @@ enum trace_column {
     COL_GPU_THROTTLE_HW_BRAKE_NS,    /* ... by HW power-brake slowdown */
     COL_GPU_PCIE_TX_BYTES,    /* field 197: PCIe bytes sent by the GPU, raw counter (may wrap) */
     COL_GPU_PCIE_RX_BYTES,    /* field 198: PCIe bytes received */
+    COL_GPU_SM_ACTIVE_PCT,    /* GPM: percent of SMs busy over the span ending here (Hopper+) */
+    COL_GPU_SM_OCCUPANCY_PCT, /* GPM: resident warps vs the maximum, same span */
+    COL_GPU_TENSOR_ACTIVE_PCT, /* GPM: tensor pipes busy, same span */
+    COL_GPU_DRAM_BW_PCT,      /* GPM: DRAM bandwidth vs the peak, same span */
+    COL_GPU_GPM_SPAN_NS,      /* GPM: the span those four cover, ending at this row */
     COL_COUNT
 };
 

@@ -24,6 +24,10 @@
  *   procs:v1|v2|v3 (nvmlDeviceGetComputeRunningProcesses, that symbol: a call
  *   with room for none, then one with room for what it said; prints
  *   "procs:V N pid:MiB...")
+ *   gpmsupport (isSupportedDevice)   gpmsample:K (nvmlGpmSampleGet into
+ *   buffer K, 0 or 1, allocated on first use)   gpmmetrics[:VERSION]
+ *   (SM, occupancy, tensor, DRAM metrics from buffer 0 to 1, "ID=%.3f" or
+ *   "ID=error CODE" each)
  * A failing call prints "ITEM error CODE STRING"; an absent symbol prints
  * "ITEM missing SYMBOL". The handle of GPU 0 is fetched before the first item
  * that needs one, which counts as a device query on GPU 0.
@@ -178,6 +182,49 @@ static void procs_item(const char *item, const char *ver)
                (v1 ? buf1[i].usedGpuMemory : buf2[i].usedGpuMemory) >> 20);
 }
 
+static nvmlGpmSample_t gpm_buf[2];
+
+static void gpm_item(const char *item)
+{
+    if (strcmp(item, "gpmsupport") == 0) {
+        nvml_gpm_support_fn f = (nvml_gpm_support_fn)sym("nvmlGpmQueryDeviceSupport");
+        nvmlGpmSupport_t s = { NVML_GPM_SUPPORT_VERSION, 0 };
+        if (!missing(item, f != NULL, "nvmlGpmQueryDeviceSupport") && !failed(item, f(handle, &s)))
+            printf("gpmsupport %u", s.isSupportedDevice);
+    } else if (strncmp(item, "gpmsample:", 10) == 0) {
+        nvml_gpm_alloc_fn alloc = (nvml_gpm_alloc_fn)sym("nvmlGpmSampleAlloc");
+        nvml_gpm_sample_fn get = (nvml_gpm_sample_fn)sym("nvmlGpmSampleGet");
+        int k = atoi(item + 10) != 0;
+        if (missing(item, alloc && get, "nvmlGpmSampleAlloc/Get"))
+            return;
+        if (!gpm_buf[k] && failed(item, alloc(&gpm_buf[k])))
+            return;
+        if (!failed(item, get(handle, gpm_buf[k])))
+            printf("%s ok", item);
+    } else {
+        static nvmlGpmMetricsGet_t m;
+        static const unsigned ids[] = { NVML_GPM_METRIC_SM_UTIL, NVML_GPM_METRIC_SM_OCCUPANCY,
+                                        NVML_GPM_METRIC_ANY_TENSOR_UTIL, NVML_GPM_METRIC_DRAM_BW_UTIL };
+        nvml_gpm_metrics_fn f = (nvml_gpm_metrics_fn)sym("nvmlGpmMetricsGet");
+        memset(&m, 0, sizeof m);
+        m.version = item[10] == ':' ? (unsigned)atoi(item + 11) : NVML_GPM_METRICS_GET_VERSION;
+        m.numMetrics = 4;
+        m.sample1 = gpm_buf[0];
+        m.sample2 = gpm_buf[1];
+        for (int i = 0; i < 4; i++)
+            m.metrics[i].metricId = ids[i];
+        if (missing(item, f != NULL, "nvmlGpmMetricsGet") || failed(item, f(&m)))
+            return;
+        printf("gpmmetrics");
+        for (int i = 0; i < 4; i++) {
+            if (m.metrics[i].nvmlReturn != NVML_SUCCESS)
+                printf(" %u=error %d", ids[i], m.metrics[i].nvmlReturn);
+            else
+                printf(" %u=%.3f", ids[i], m.metrics[i].value);
+        }
+    }
+}
+
 static void one_item(const char *item)
 {
     if (!have_handle && strncmp(item, "gpu:", 4) && strncmp(item, "handle:", 7) &&
@@ -288,6 +335,8 @@ static void one_item(const char *item)
             else
                 printf("epoch %lld", e);
         }
+    } else if (strncmp(item, "gpm", 3) == 0) {
+        gpm_item(item);
     } else if (strcmp(item, "init") == 0) {
         nvml_init_fn f = (nvml_init_fn)sym_v2("nvmlInit");
         if (!missing(item, f != NULL, "nvmlInit") && !failed(item, f()))
