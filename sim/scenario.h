@@ -161,6 +161,14 @@ double timeline_energy_mj(const struct sim_scenario *sc, unsigned gpu,
                           long long t0_ns, long long t1_ns);
 double timeline_average_power_w(const struct sim_scenario *sc, unsigned gpu,
                                 long long t_ns);
+/* The integral from scenario time 0 to t_ns of a quantity that each step's
+ * reading adds at a constant rate: amount(r, ns, arg) is what reading r
+ * adds over ns nanoseconds. Exact integer arithmetic; across repeated
+ * periods whole periods times one period's amount plus the remainder.
+ * t_ns <= 0: the amount of the time-0 reading over -t_ns, negated. */
+typedef long long (*step_amount_fn)(const struct sim_reading *r, long long ns, const void *arg);
+long long timeline_amount_to(const struct sim_scenario *sc, unsigned gpu, step_amount_fn amount,
+                             const void *arg, long long t_ns);
 /* The first instant after t_ns (>= 0 or not) at which GPU gpu's reading
  * changes; INT64_MAX when it never does. */
 long long timeline_next_change_ns(const struct sim_scenario *sc, unsigned gpu, long long t_ns);

@@ -19,46 +19,26 @@
 
 #ifndef SIM_LEGACY_ABI
 /* What a counter field adds up over a step: ns while a reasons bit of
- * mask is set, or PCIe bytes (MB/s x ns / 1000). */
-static long long step_amount(const struct sim_reading *r, unsigned long long mask, int pcie,
-                             long long ns)
-{
-    if (pcie)
-        return (long long)(pcie == 1 ? r->pcie_tx_mbps : r->pcie_rx_mbps) * ns / 1000;
-    return r->reasons & mask ? ns : 0;
-}
+ * the mask is set, or PCIe bytes (MB/s x ns / 1000). */
+struct counter_kind { unsigned long long mask; int pcie; };  /* pcie: 0 reasons, 1 TX, 2 RX */
 
-/* The amount over [0, t_ns] (one pass of the timeline, t_ns >= 0). */
-static long long amount_from_zero(const struct sim_timeline *tl, unsigned long long mask, int pcie,
-                                  long long t_ns)
+static long long step_amount(const struct sim_reading *r, long long ns, const void *arg)
 {
-    long long total = 0;
-    for (size_t i = 0; i < tl->n; i++) {
-        long long a = tl->steps[i].t_ms * NS_PER_MS;
-        if (a >= t_ns)
-            break;
-        long long b = i + 1 < tl->n ? tl->steps[i + 1].t_ms * NS_PER_MS : t_ns;
-        if (b > t_ns)
-            b = t_ns;
-        total += step_amount(&tl->steps[i].r, mask, pcie, b - a);
-    }
-    return total;
+    const struct counter_kind *k = arg;
+    if (k->pcie)
+        return (long long)(k->pcie == 1 ? r->pcie_tx_mbps : r->pcie_rx_mbps) * ns / 1000;
+    return r->reasons & k->mask ? ns : 0;
 }
 
 /* The cumulative amount from scenario time 0 to t_ns (pcie: 0 for reason
- * time under mask, 1 TX bytes, 2 RX bytes). */
+ * time under mask, 1 TX bytes, 2 RX bytes); 0 before time 0. */
 static unsigned long long counter_at(const struct sim_scenario *sc, unsigned gpu,
                                      unsigned long long mask, int pcie, long long t_ns)
 {
-    const struct sim_timeline *tl = &sc->gpu[gpu];
+    const struct counter_kind k = { mask, pcie };
     if (t_ns <= 0)
         return 0;
-    if (sc->period_ms <= 0)
-        return (unsigned long long)amount_from_zero(tl, mask, pcie, t_ns);
-    long long period_ns = sc->period_ms * NS_PER_MS;
-    long long whole = t_ns / period_ns;
-    return (unsigned long long)(whole * amount_from_zero(tl, mask, pcie, period_ns) +
-                                amount_from_zero(tl, mask, pcie, t_ns - whole * period_ns));
+    return (unsigned long long)timeline_amount_to(sc, gpu, step_amount, &k, t_ns);
 }
 
 /* One field at scenario time t: its code, and its value in v. */

@@ -26,7 +26,6 @@
  */
 #include "sim_internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,48 +41,25 @@ struct nvmlGpmSample_st {
     long long snap_ns;       /* scenario time of the counters it holds */
 };
 
-/* The percentage a GPM metric reads while reading r holds; -1: no such metric. */
-static double metric_of(const struct sim_reading *r, unsigned id)
+/* Twice the percentage a GPM metric reads while reading r holds (twice:
+ * the derived occupancy is half of SM activity, and integers keep the
+ * integral exact); -1: no such metric. */
+static long long metric2_of(const struct sim_reading *r, unsigned id)
 {
-    double sm = r->sm_active_pct >= 0 ? r->sm_active_pct : (double)r->util_pct;
+    long long sm2 = 2LL * (r->sm_active_pct >= 0 ? r->sm_active_pct : (int)r->util_pct);
     switch (id) {
-    case NVML_GPM_METRIC_SM_UTIL:         return sm;
-    case NVML_GPM_METRIC_SM_OCCUPANCY:    return r->sm_occupancy_pct >= 0 ? r->sm_occupancy_pct : sm / 2;
-    case NVML_GPM_METRIC_ANY_TENSOR_UTIL: return r->tensor_pct >= 0 ? r->tensor_pct : 0;
-    case NVML_GPM_METRIC_DRAM_BW_UTIL:    return r->dram_bw_pct >= 0 ? r->dram_bw_pct : (double)r->mem_util_pct;
+    case NVML_GPM_METRIC_SM_UTIL:         return sm2;
+    case NVML_GPM_METRIC_SM_OCCUPANCY:    return r->sm_occupancy_pct >= 0 ? 2LL * r->sm_occupancy_pct : sm2 / 2;
+    case NVML_GPM_METRIC_ANY_TENSOR_UTIL: return r->tensor_pct >= 0 ? 2LL * r->tensor_pct : 0;
+    case NVML_GPM_METRIC_DRAM_BW_UTIL:    return 2LL * (r->dram_bw_pct >= 0 ? r->dram_bw_pct : (int)r->mem_util_pct);
     default:                              return -1;
     }
 }
 
-/* The integral (percent x ns) of metric id over one pass [0, t_ns], 0 <= t_ns. */
-static double pass_integral(const struct sim_timeline *tl, unsigned id, long long t_ns)
+/* What a metric adds over ns at reading r: 2 x percent x ns. */
+static long long metric_amount(const struct sim_reading *r, long long ns, const void *arg)
 {
-    double total = 0;
-    for (size_t i = 0; i < tl->n; i++) {
-        long long a = tl->steps[i].t_ms * NS_PER_MS;
-        if (a >= t_ns)
-            break;
-        long long b = i + 1 < tl->n ? tl->steps[i + 1].t_ms * NS_PER_MS : t_ns;
-        if (b > t_ns)
-            b = t_ns;
-        total += metric_of(&tl->steps[i].r, id) * (double)(b - a);
-    }
-    return total;
-}
-
-/* The integral from scenario time 0 to t_ns (negative before 0, where the
- * time-0 reading is taken to hold), across repeated periods. */
-static double integral_to(const struct sim_scenario *sc, unsigned gpu, unsigned id, long long t_ns)
-{
-    const struct sim_timeline *tl = &sc->gpu[gpu];
-    if (t_ns <= 0)
-        return metric_of(&tl->steps[0].r, id) * (double)t_ns;
-    if (sc->period_ms <= 0)
-        return pass_integral(tl, id, t_ns);
-    long long period_ns = sc->period_ms * NS_PER_MS;
-    long long whole = t_ns / period_ns;
-    return (double)whole * pass_integral(tl, id, period_ns) +
-           pass_integral(tl, id, t_ns - whole * period_ns);
+    return metric2_of(r, *(const unsigned *)arg) * ns;
 }
 
 /* The instant of the counters' last refresh at or before t_ns. */
@@ -186,14 +162,15 @@ EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
         nvmlGpmMetric_t *x = &m->metrics[i];
         memset(&x->metricInfo, 0, sizeof x->metricInfo);
         x->value = 0;
-        if (metric_of(&sim_scn.gpu[gpu].steps[0].r, x->metricId) < 0) {
+        if (metric2_of(&sim_scn.gpu[gpu].steps[0].r, x->metricId) < 0) {
             x->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
             continue;
         }
         x->nvmlReturn = NVML_SUCCESS;
         if (t1 != t0)   /* one refresh period: nothing counted between, 0 */
-            x->value = (integral_to(&sim_scn, gpu, x->metricId, t1) -
-                        integral_to(&sim_scn, gpu, x->metricId, t0)) / (double)(t1 - t0);
+            x->value = (double)(timeline_amount_to(&sim_scn, gpu, metric_amount, &x->metricId, t1) -
+                                timeline_amount_to(&sim_scn, gpu, metric_amount, &x->metricId, t0)) /
+                       (2.0 * (double)(t1 - t0));
     }
     pthread_mutex_unlock(&sim_lock);
     return NVML_SUCCESS;

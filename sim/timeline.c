@@ -111,3 +111,34 @@ long long timeline_next_change_ns(const struct sim_scenario *sc, unsigned gpu, l
     size_t i = step_index(tl, off);
     return i + 1 < tl->n ? tl->steps[i + 1].t_ms * NS_PER_MS : INT64_MAX;
 }
+
+/* One pass [0, t_ns] of the timeline, 0 <= t_ns. */
+static long long amount_from_zero(const struct sim_timeline *tl, step_amount_fn amount,
+                                  const void *arg, long long t_ns)
+{
+    long long total = 0;
+    for (size_t i = 0; i < tl->n; i++) {
+        long long a = tl->steps[i].t_ms * NS_PER_MS;
+        if (a >= t_ns)
+            break;
+        long long b = i + 1 < tl->n ? tl->steps[i + 1].t_ms * NS_PER_MS : t_ns;
+        if (b > t_ns)
+            b = t_ns;
+        total += amount(&tl->steps[i].r, b - a, arg);
+    }
+    return total;
+}
+
+long long timeline_amount_to(const struct sim_scenario *sc, unsigned gpu, step_amount_fn amount,
+                             const void *arg, long long t_ns)
+{
+    const struct sim_timeline *tl = &sc->gpu[gpu];
+    if (t_ns <= 0)
+        return -amount(&tl->steps[0].r, -t_ns, arg);
+    if (sc->period_ms <= 0)
+        return amount_from_zero(tl, amount, arg, t_ns);
+    long long period_ns = sc->period_ms * NS_PER_MS;
+    long long whole = t_ns / period_ns;
+    return whole * amount_from_zero(tl, amount, arg, period_ns) +
+           amount_from_zero(tl, amount, arg, t_ns - whole * period_ns);
+}

@@ -110,6 +110,18 @@ static void warn_once(const struct nvml_lib *lib, struct gpu_gpm *g, unsigned in
     diag_warn("GPU %u: GPM %s failed: %s; leaving it empty", index, what, nvml_strerror(lib, rc));
 }
 
+/* A failed GPM call: GPM ends for a reason (fatal_reason), else this
+ * span is lost with one warning per GPU. */
+static void call_failed(const struct nvml_lib *lib, struct gpu_gpm *g, unsigned index,
+                        const char *what, nvmlReturn_t rc)
+{
+    const char *why = fatal_reason(rc);
+    if (why)
+        turn_off(g, why, nvml_strerror(lib, rc));
+    else
+        warn_once(lib, g, index, GPM_N, what, rc);
+}
+
 /* The metrics between sample[cur] and sample[next]; 1 when the GPU is lost. */
 static int read_metrics(const struct nvml_lib *lib, unsigned index, struct gpu_gpm *g, int next,
                         struct gpm_reading *out)
@@ -127,11 +139,7 @@ static int read_metrics(const struct nvml_lib *lib, unsigned index, struct gpu_g
     if (rc == NVML_ERROR_GPU_IS_LOST)
         return 1;
     if (rc != NVML_SUCCESS) {
-        const char *why = fatal_reason(rc);
-        if (why)
-            turn_off(g, why, nvml_strerror(lib, rc));
-        else
-            warn_once(lib, g, index, GPM_N, "metrics", rc);
+        call_failed(lib, g, index, "metrics", rc);
         return 0;
     }
     /* Each metric has its own code; a value outside 0..100 (or NaN) is
@@ -166,11 +174,7 @@ int gpm_sample(const struct nvml_lib *lib, nvmlDevice_t h, unsigned index, struc
     if (rc == NVML_ERROR_GPU_IS_LOST)
         return 1;
     if (rc != NVML_SUCCESS) {
-        const char *why = fatal_reason(rc);
-        if (why)
-            turn_off(g, why, nvml_strerror(lib, rc));
-        else
-            warn_once(lib, g, index, GPM_N, "sample", rc);
+        call_failed(lib, g, index, "sample", rc);
         g->have_prev = 0;               /* start over from the next good sample */
         return 0;
     }
