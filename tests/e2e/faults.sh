@@ -80,8 +80,10 @@ expect_eq "lost_after 0: exit 2" "$?" 2
 expect_eq "lost_after 0: message" "$(cat err.txt)" "flinch record: GPU 0: GPU is lost"
 check "lost_after 0: no trace file" test ! -e lost0.csv
 
-# Two GPUs, GPU 1 lost in its third tick: GPU 0's row of that tick is kept.
-printf 'gpus 2\nlost_after 18 gpu 1\nat 0 power=75\n' > lost2.scn
+# Two GPUs, GPU 1 lost in its third tick: GPU 0's row of that tick is kept
+# (the handle, the GPM support query and 7 identity queries, 9 in tick 0
+# with the first GPM sample, 2 in tick 1: query 21 is tick 2's).
+printf 'gpus 2\nlost_after 20 gpu 1\nat 0 power=75\n' > lost2.scn
 rec lost2.scn lost2.csv --seconds 2 --interval-ms 5 --gpu all
 expect_eq "GPU 1 lost: exit 3" "$?" 3
 expect_eq "GPU 1 lost: message names GPU 1" "$(cat err.txt)" \
@@ -108,7 +110,7 @@ expect_eq "unsupported mid-run: recording went on (samples + skipped = 30)" "$((
 expect_eq "unsupported mid-run: end mark" "$(tail -n 1 unsup.csv | cut -d, -f3,4)" 'MARK,"end"'
 
 # --- a stalled NVML call ---------------------------------------------------
-# stall.scn: the 40th query (tick 10's clock-event reasons) takes 50 ms more. The
+# stall.scn: the 40th query (tick 10's utilization) takes 50 ms more. The
 # recorder records the overrun (a tick gap) and keeps its schedule after it.
 rec "$SCENARIOS/stall.scn" stall.csv --seconds 0.5 --interval-ms 10
 expect_eq "stall: exit 0" "$?" 0
@@ -135,8 +137,8 @@ check "stall: on schedule after it (median offset $median ns)" test "$median" -l
 
 # Marks arriving while the sampler is stuck in NVML are stamped on arrival:
 # the marks thread does not wait for the sampler. A 700 ms stall at tick 2
-# (query 19: its field-values call, after the tick's stamp).
-printf 'stall_ms 700 at_query 19\nat 0 power=75\n' > longstall.scn
+# (query 21: its field-values call, after the tick's stamp; see lost2.scn).
+printf 'stall_ms 700 at_query 21\nat 0 power=75\n' > longstall.scn
 # (Writes to a FIFO go through `timeout`: if the recorder were gone, the
 # open would block forever.)
 rec_bg longstall.scn mstall.csv --seconds 0 --interval-ms 10 --marks-fifo "$T/stall.fifo"
