@@ -204,11 +204,14 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
 
 /* The recorder's flinch_gpu rows: who each GPU is, and a warning when its
  * persistence mode was off (the driver then loads and unloads around each
- * client, and NVML calls can take hundreds of ms: samples come late). */
+ * client, and NVML calls can take hundreds of ms: samples come late); its
+ * flinch_gpm rows: whether GPM was recorded, and if not why. */
 static void on_event(struct analysis *a, const struct trace_row *r)
 {
     char v[64];
-    if (!trace_event_is(r->label, EVENT_GPU) || trace_event_value(r->label, "index", v, sizeof v) != 0)
+    int gpm = trace_event_is(r->label, EVENT_GPM);
+    if (!(gpm || trace_event_is(r->label, EVENT_GPU)) ||
+        trace_event_value(r->label, gpm ? "gpu" : "index", v, sizeof v) != 0)
         return;
     char *end;
     long id = strtol(v, &end, 10);
@@ -224,6 +227,15 @@ static void on_event(struct analysis *a, const struct trace_row *r)
         g = &a->idents[a->nidents++];
         memset(g, 0, sizeof *g);
         g->id = (int)id;
+    }
+    if (gpm) {   /* GPM on, or off and why (the last row of the GPU wins) */
+        g->gpm_off[0] = g->gpm_detail[0] = '\0';
+        if (trace_event_value(r->label, "status", v, sizeof v) == 0 && strcmp(v, "off") == 0) {
+            if (trace_event_value(r->label, "reason", g->gpm_off, sizeof g->gpm_off) != 0)
+                snprintf(g->gpm_off, sizeof g->gpm_off, "unknown");
+            trace_event_value(r->label, "detail", g->gpm_detail, sizeof g->gpm_detail);
+        }
+        return;
     }
     trace_event_value(r->label, "name", g->name, sizeof g->name);
     trace_event_value(r->label, "uuid", g->uuid, sizeof g->uuid);

@@ -73,6 +73,22 @@ struct breakdown {
 
 struct window_tape;
 
+/* GPM metrics (Hopper and newer) over a window (gpm_evidence.h): the
+ * recorder's GPM spans (~200 ms each) that lie whole inside it. */
+enum gpm_status {
+    GPM_ABSENT,         /* the trace has no GPM values for this GPU */
+    GPM_TOO_COARSE,     /* fewer than GPM_MIN_SPANS whole spans inside */
+    GPM_OK
+};
+enum { GPM_SM_ACTIVE_PCT, GPM_SM_OCCUPANCY_PCT, GPM_TENSOR_ACTIVE_PCT, GPM_DRAM_BW_PCT, GPM_METRICS };
+struct gpm_evidence {
+    enum gpm_status status;
+    int spans;                   /* whole spans inside the window */
+    double span_ms;              /* the longest of the spans around the window */
+    double covered_ms;           /* their total */
+    double pct[GPM_METRICS];     /* span-weighted means; NAN unless GPM_OK (or a metric absent) */
+};
+
 struct window_gpu {
     int gpu;                     /* gpu_index */
     int host;                    /* index into analysis.host_names (0 with one trace) */
@@ -98,6 +114,7 @@ struct window_gpu {
     double idle_w, busy_w;       /* power levels the verdict used */
     unsigned flags;
     struct breakdown bd;         /* busy (compute) / idle (host-cpu, waiting) in time */
+    struct gpm_evidence gpm;     /* SM activity etc. from GPM spans (gpm_evidence.h) */
 };
 
 struct window {
@@ -163,6 +180,8 @@ struct gpu_ident {
     int id;                       /* gpu_index */
     char name[64], uuid[48], pci[24];
     int persistence_off;
+    char gpm_off[24];             /* flinch_gpm status=off: its reason ("" on, or no such row) */
+    char gpm_detail[64];          /* ... and its detail */
 };
 #define ANALYSIS_MAX_IDENTS TRACE_MAX_GPUS  /* one limit: trace_limits.h */
 
@@ -188,6 +207,7 @@ struct analysis {
     long unmatched_ends;          /* end marks with no open start before them */
     long marks, samples, rows;
     long recordings;              /* recordings in the file after the first (trace_row.recording) */
+    int gpm_seen;                 /* some SAMPLE row carries GPM values (gpu_gpm_span_ns) */
     int64_t first_row_ns;         /* t_mono_ns of the file's first row: tables count from it */
     int n_rapl;
     char *rapl_domain[TRACE_RAPL_MAX];

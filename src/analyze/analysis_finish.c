@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "gpm_evidence.h"
 #include "breakdown.h"
 #include "diag.h"
 
@@ -183,11 +184,13 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         for (int s = 0; s < c->ngpu; s++)
             if (c->gpu[s].id == w->tape->gpu_id[k])
                 w->tape->idle_bit_live[k] = c->gpu[s].idle_bit_seen == 3;
+    gpm_window(w);
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);
     window_tape_free(w->tape);
     w->tape = NULL;
     verdict_window(c->opt, w);
+    gpm_evidence_append(w);
     if (c->proc_exit_ns <= w->t_end_ns) {
         size_t len = strlen(w->evidence);
         snprintf(w->evidence + len, sizeof w->evidence - len, "; the traced process had exited %s",

@@ -98,8 +98,16 @@ int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
         s.power_average_w = (float)r->v[COL_GPU_POWER_W];
         s.util_pct = (float)r->v[COL_GPU_UTIL_PCT];
         s.sm_clock_mhz = (float)r->v[COL_GPU_SM_CLOCK_MHZ];
-        /* GPM SM activity: read here once a column carries it (issue 13). */
-        s.sm_active_pct = NAN;
+        /* GPM (Hopper and newer): on the rows that end a span only. */
+        s.sm_active_pct = (float)r->v[COL_GPU_SM_ACTIVE_PCT];
+        s.sm_occupancy_pct = (float)r->v[COL_GPU_SM_OCCUPANCY_PCT];
+        s.tensor_pct = (float)r->v[COL_GPU_TENSOR_ACTIVE_PCT];
+        s.dram_bw_pct = (float)r->v[COL_GPU_DRAM_BW_PCT];
+        s.gpm_span_ms = (float)(r->v[COL_GPU_GPM_SPAN_NS] / 1e6);
+        if (!(s.gpm_span_ms > 0))
+            s.gpm_span_ms = NAN;
+        else
+            c->a->gpm_seen = 1;
         s.idle_bit = isnan(r->v[COL_GPU_CLOCK_EVENT_REASONS]) ? -1 : (signed char)(r->clock_event_reasons & 1);
         s.medium_fresh = medium_fresh(g, r, &s);
         if (s.idle_bit >= 0)

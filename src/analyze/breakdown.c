@@ -6,7 +6,8 @@
  * above compute_frac of the GPU's busy range and idle at or below idle_frac
  * (between: memory-bound kernels and partial load draw moderate power, so
  * power alone cannot tell); utilization busy at >= 50% and idle at <= 5%;
- * SM activity (GPM, when a column carries it) the same; the GpuIdle reason
+ * SM activity (GPM: the share of SMs busy over a ~200 ms span, in windows
+ * that hold two spans whole, gpm_evidence.h) the same; the GpuIdle reason
  * bit idle when set. A reading describes an earlier moment than its stamp
  * when its sensor averages or refreshes slowly: it is placed at the centre
  * of the span it may cover (struct sensor_cadence). Between two readings of
@@ -250,10 +251,13 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
 {
     struct signal sig[SIG_N];
     memset(sig, 0, sizeof sig);
-    double maxclock = 0;
-    for (long i = 0; i < n; i++)
+    double maxclock = 0, maxspan = 0;
+    for (long i = 0; i < n; i++) {
         if (!isnan(smp[i].sm_clock_mhz) && smp[i].sm_clock_mhz > maxclock)
             maxclock = smp[i].sm_clock_mhz;
+        if (!isnan(smp[i].sm_active_pct) && smp[i].gpm_span_ms > maxspan)
+            maxspan = smp[i].gpm_span_ms;
+    }
     /* Power: the mean over a window W ending at the last refresh, every R:
      * centred R/2 + W/2 before its stamp, anywhere within R of that (W, when
      * unknown, is taken as at most R). Utilization: the busy fraction over
@@ -266,6 +270,9 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
     sig[SIG_POWER].smear_ms = isnan(cad ? cad->power_window_ms : NAN) ? pr : pr / 2 + pw / 2;
     sig[SIG_UTIL].smear_ms = ur / 2;
     sig[SIG_AVERAGE].smear_ms = 500;
+    /* SM activity (GPM): the mean over the span ending at its stamp, placed
+     * at the span's centre, anywhere within half the span of that. */
+    sig[SIG_SMACT].smear_ms = maxspan / 2;
     int rc = 0;
     for (int k = 0; k < SIG_N && rc == 0; k++) {
         sig[k].tau = malloc(sizeof(double) * (size_t)(n ? n : 1));
@@ -304,7 +311,7 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
             if (!st[k])
                 continue;
             struct signal *s = &sig[k];
-            s->tau[s->n] = x - shift[k];
+            s->tau[s->n] = x - shift[k] - (k == SIG_SMACT ? nz(p->gpm_span_ms) / 2 : 0);
             s->st[s->n] = st[k] & 0x7f;
             s->n++;
         }
@@ -318,9 +325,15 @@ static int gpu_timeline(const struct analysis_options *o, const struct window_gp
     struct edge *e = NULL;
     long ne = 0, cap = 0;
     *base_res = INFINITY;
+    /* SM activity (GPM) is an opinion where it is read, but its edges,
+     * known to a span (~200 ms), neither cut the timeline nor widen the
+     * finer signals' edges where those exist. */
+    int smact_edges = !(sig[SIG_POWER].n || sig[SIG_UTIL].n || sig[SIG_IDLEBIT].n);
     for (int k = 0; k < SIG_N && rc == 0; k++) {
         const struct signal *s = &sig[k];
         double maxgap = 0;
+        if (k == SIG_SMACT && !smact_edges)
+            continue;
         for (long i = 1; i < s->n; i++) {
             double lo = s->tau[i - 1], hi = s->tau[i];
             if (hi <= 0 || lo >= d)

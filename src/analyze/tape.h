@@ -27,7 +27,9 @@
 struct gpu_sample {
     int64_t t;
     float power_instant_w, power_average_w, util_pct, sm_clock_mhz;
-    float sm_active_pct;       /* GPM SM activity, when a column carries it (see breakdown.c) */
+    float sm_active_pct;       /* GPM SM activity over the span ending at t (see breakdown.c) */
+    float sm_occupancy_pct, tensor_pct, dram_bw_pct; /* GPM, same span */
+    float gpm_span_ms;         /* that span's length; NAN on rows without GPM values */
     signed char idle_bit;      /* clock-event reason GpuIdle (0x1) */
     unsigned char medium_fresh; /* utilization, SM clock and reasons were read at this tick */
 };

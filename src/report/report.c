@@ -233,6 +233,7 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
             fprintf(out, ", power limit %.0f W", g->power_limit_w);
         fprintf(out, "\n");
         text_fault(out, a, g, name);
+        report_gpm_text(out, w, g);
         if (w->ngpu > 1)
             text_breakdown(out, "    ", &g->bd, w->duration_s);
     }
@@ -339,6 +340,7 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
                         a->idents[k].uuid[0] ? a->idents[k].uuid : "no uuid",
                         a->idents[k].pci[0] ? a->idents[k].pci : "unknown",
                         a->idents[k].persistence_off ? ", persistence mode off" : "");
+        report_gpm_text_gpu(out, a, a->gpu_ids[i]);
         fprintf(out, "levels %s: idle %s W, busy %s W (%s)\n",
                 gpu_name(a, a->gpu_host ? a->gpu_host[i] : 0, a->gpu_ids[i], name, sizeof name),
                 NUM("%.1f", a->idle_w[i]), NUM("%.1f", a->busy_w[i]), a->level_origin[i]);

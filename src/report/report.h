@@ -40,6 +40,17 @@ void report_cgroup_json(FILE *out, const struct analysis *a, long wi);
 void report_cgroup_csv(FILE *out, const struct analysis *a, long wi);
 void report_waiting_csv(FILE *out, const struct analysis *a, long wi);
 
+/* GPM evidence (report_gpm.c): the header line of a GPU whose GPM was
+ * not recorded (and why), a window GPU's line, its JSON member "gpm", and
+ * its CSV cells (REPORT_GPM_CSV_COLS, named report_gpm_csv_cols, per GPU;
+ * written only when the trace has GPM values). */
+void report_gpm_text_gpu(FILE *out, const struct analysis *a, int gpu);
+void report_gpm_text(FILE *out, const struct window *w, const struct window_gpu *g);
+void report_gpm_json(FILE *out, const struct analysis *a, const struct window_gpu *g);
+#define REPORT_GPM_CSV_COLS 6
+extern const char *const report_gpm_csv_cols[REPORT_GPM_CSV_COLS];
+void report_gpm_csv(FILE *out, const struct window_gpu *g);
+
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */
 void window_flags_str(unsigned flags, char *buf, size_t cap);
 

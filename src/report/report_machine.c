@@ -90,6 +90,8 @@ void report_csv(FILE *out, const struct analysis *a)
     gpu_columns(out, a, breakdown_cols, sizeof breakdown_cols / sizeof breakdown_cols[0]);
     report_waiting_csv_header(out);
     fputs(",cgroup_throttled_ms,cgroup_throttled_periods", out);
+    if (a->gpm_seen)
+        gpu_columns(out, a, report_gpm_csv_cols, REPORT_GPM_CSV_COLS);
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -145,6 +147,8 @@ void report_csv(FILE *out, const struct analysis *a)
             csv_breakdown(out, &w->gpu[k].bd);
         report_waiting_csv(out, a, i);
         report_cgroup_csv(out, a, i);
+        for (int k = 0; a->gpm_seen && k < w->ngpu; k++)
+            report_gpm_csv(out, &w->gpu[k]);
         fputc('\n', out);
     }
 }
@@ -298,6 +302,7 @@ void report_json(FILE *out, const struct analysis *a)
                 }
             fputc('}', out);
             json_breakdown(out, &g->bd);
+            report_gpm_json(out, a, g);
             fputc('}', out);
         }
         fputs("]}", out);

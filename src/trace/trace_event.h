@@ -16,6 +16,7 @@
 #define EVENT_GPU "flinch_gpu"
 #define EVENT_FIELDS "flinch_fields"
 #define EVENT_CGROUP_CPU "flinch_cgroup_cpu"   /* src/record/cgroup_cpu.h */
+#define EVENT_GPM "flinch_gpm"
 
 /* True when LABEL's first word is KIND. */
 int trace_event_is(const char *label, const char *kind);

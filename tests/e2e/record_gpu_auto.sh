@@ -31,7 +31,7 @@ expect_eq "GPU 2 of 4: exit status is the command's" "$?" 0
 pid=$(cat pid.txt)
 expect_eq "GPU 2 of 4: host-only rows, then GPU 2's only" "$(sample_gpus)" "- 2 "
 expect_eq "GPU 2 of 4: its identity, then gpu_joined with the command's pid" \
-  "$(events | grep -v '^flinch_host\|^flinch_fields' | sed 's/ name=.*//')" \
+  "$(events | grep -v '^flinch_host\|^flinch_fields\|^flinch_gpm' | sed 's/ name=.*//')" \
   "flinch_gpu index=2
 gpu_joined gpu=2 pid=$pid"
 expect_eq "GPU 2 of 4: gpu_joined names GPU and pid in their columns" \
