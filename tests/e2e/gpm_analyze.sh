@@ -28,6 +28,8 @@ EOF
 vrec g.scn g.csv 2.5
 add_mark g.csv long_start 1000; add_mark g.csv long_end 1700
 add_mark g.csv short_start 1000; add_mark g.csv short_end 1150
+add_mark g.csv two_start 1100; add_mark g.csv two_end 1600
+add_mark g.csv one_start 1100; add_mark g.csv one_end 1599
 
 out=$("$FLINCH" analyze g.csv --start long_start --end long_end)
 expect_match "700 ms window: three whole 200 ms spans, exact means" \
@@ -49,6 +51,15 @@ out=$("$FLINCH" analyze g.csv --start short_start --end short_end)
 expect_match "150 ms window: too coarse" \
   '^    GPM: too coarse for this 150 ms window \(0 whole spans of ~200 ms inside, 2 needed\)$' "$out"
 expect_match "150 ms window: the evidence says so" '^  verdict=.*; GPM too coarse for this window$' "$out"
+
+# The edges: [1100, 1600] holds the spans ending at 1400 and 1600 whole
+# (two: enough); 1 ms less leaves one.
+expect_match "500 ms window, two whole spans: enough" \
+  '^    GPM: SM active 90\.0%, .* \(2 whole spans of ~200 ms: 400 of 500 ms\)$' \
+  "$("$FLINCH" analyze g.csv --start two_start --end two_end)"
+expect_match "499 ms window, one whole span: too coarse" \
+  '^    GPM: too coarse for this 499 ms window \(1 whole span of ~200 ms inside, 2 needed\)$' \
+  "$("$FLINCH" analyze g.csv --start one_start --end one_end)"
 
 if command -v python3 >/dev/null 2>&1; then
   "$FLINCH" analyze g.csv --start long_start --end long_end --format json > long.json
