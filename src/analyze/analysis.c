@@ -120,7 +120,9 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
     g->hold_util = calloc(1, sizeof *g->hold_util);
     g->hist_instant = calloc(1, sizeof *g->hist_instant);
     g->hist_average = calloc(1, sizeof *g->hist_average);
-    if (!g->hist_instant || !g->hist_average || !g->cadence || !g->hold_power || !g->hold_util
+    g->quiet_instant = calloc(1, sizeof *g->quiet_instant);
+    g->quiet_average = calloc(1, sizeof *g->quiet_average);
+    if (!g->hist_instant || !g->hist_average || !g->quiet_instant || !g->quiet_average || !g->cadence || !g->hold_power || !g->hold_util
         || est_init(&g->est, c->opt->ring_samples) != 0
         || integ_init(&g->ig, QG_N, kinds, c->opt->ring_samples) != 0) {
         diag_error("out of memory");
@@ -169,6 +171,10 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
         partial_hold_add(g->hold_util, r->t_mono_ns, v[QG_UTIL]);
         power_hist_add(g->hist_instant, v[QG_INSTANT]);
         power_hist_add(g->hist_average, v[QG_AVERAGE]);
+        if (isnan(v[QG_UTIL]) || v[QG_UTIL] <= VERDICT_QUIET_UTIL_PCT) {
+            power_hist_add(g->quiet_instant, v[QG_INSTANT]);
+            power_hist_add(g->quiet_average, v[QG_AVERAGE]);
+        }
         if (!isnan(r->v[COL_GPU_POWER_LIMIT_W]))
             g->power_limit_w = r->v[COL_GPU_POWER_LIMIT_W];
         int64_t g0, g1;

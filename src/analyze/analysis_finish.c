@@ -228,8 +228,9 @@ void finish_analysis(struct ctx *c)
     a->cadence = calloc(ANALYSIS_MAX_GPUS * SENSOR_N, sizeof *a->cadence);
     for (int i = 0; i < n; i++) {
         struct gpu_stream *g = &c->gpu[order[i]];
-        const struct power_hist *h = g->hist_instant->n ? g->hist_instant : g->hist_average;
-        verdict_levels(h, g->power_limit_w, &idle[i], &busy[i], &origin[i]);
+        int inst = g->hist_instant->n > 0;
+        verdict_levels(inst ? g->hist_instant : g->hist_average, inst ? g->quiet_instant : g->quiet_average,
+                       g->power_limit_w, &idle[i], &busy[i], &origin[i]);
         for (long k = 0; k < c->nidle; k++) {
             if (c->idle[k].ngpu > i && !isnan(c->idle[k].gpu[i].mean_power_w)) {
                 idle[i] = c->idle[k].gpu[i].mean_power_w;
@@ -283,6 +284,8 @@ void free_ctx(struct ctx *c)
         free(c->gpu[s].cadence);
         free(c->gpu[s].hist_instant);
         free(c->gpu[s].hist_average);
+        free(c->gpu[s].quiet_instant);
+        free(c->gpu[s].quiet_average);
         free(c->gpu[s].hold_power);
         free(c->gpu[s].hold_util);
         free(c->gpu[s].gaps.idx);
@@ -329,9 +332,11 @@ void finish_window_so_far(struct ctx *c, struct window *w, const char **levels_o
             struct gpu_stream *g = &c->gpu[s];
             if (g->id != w->gpu[i].gpu)
                 continue;
-            const struct power_hist *h = g->hist_instant->n ? g->hist_instant : g->hist_average;
+            int inst = g->hist_instant->n > 0;
             const char *origin;
-            verdict_levels(h, g->power_limit_w, &idle[i], &busy[i], &origin);
+            verdict_levels(inst ? g->hist_instant : g->hist_average,
+                           inst ? g->quiet_instant : g->quiet_average, g->power_limit_w, &idle[i],
+                           &busy[i], &origin);
             if (!isnan(c->opt->idle_w)) {
                 idle[i] = c->opt->idle_w;
                 origin = "--idle-w";

@@ -35,6 +35,7 @@ struct gpu_stream {
     struct cadence_tracker *cadence;
     struct sensor_faults faults;
     struct power_hist *hist_instant, *hist_average;
+    struct power_hist *quiet_instant, *quiet_average;  /* samples with utilization <= 5% or unknown */
     double power_limit_w;
     struct gap_stack gaps;         /* gaps that left the ring */
     struct tape tape;              /* gpu_sample: recent readings for the breakdown */

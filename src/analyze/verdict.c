@@ -50,10 +50,22 @@ static int range_ok(double idle, double busy)
     return !isnan(idle) && !isnan(busy) && busy - idle >= fmax(20.0, 0.2 * idle);
 }
 
-void verdict_levels(const struct power_hist *h, double power_limit_w,
-                    double *idle_w, double *busy_w, const char **origin)
+/* The idle level is the 5th percentile of the power of the samples in
+ * which utilization did not say the GPU was busy: a GPU kept busy through
+ * the whole trace has no idle sample, and its lowest power is no idle level
+ * (a GPU at 500 W and 100% utilization throughout was called idle, and
+ * steady memory-bound decode, utilization 100% at a third of the busy
+ * power, pulled the idle level up to it). Without a quiet sample there is
+ * no level: power then has no say, utilization decides. */
+void verdict_levels(const struct power_hist *h, const struct power_hist *quiet,
+                    double power_limit_w, double *idle_w, double *busy_w, const char **origin)
 {
-    double idle = power_hist_percentile(h, 5);
+    if (quiet && h->n > 0 && quiet->n == 0) {
+        *idle_w = *busy_w = NAN;
+        *origin = "none (utilization above 5% in every sample: the GPU never idled)";
+        return;
+    }
+    double idle = power_hist_percentile(quiet ? quiet : h, 5);
     double busy = power_hist_percentile(h, 95);
     *origin = "trace p5/p95";
     if (!range_ok(idle, busy)) {

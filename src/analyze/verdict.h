@@ -26,10 +26,16 @@ void power_hist_add(struct power_hist *h, double watts);
 /* The p-th percentile (0..100) in W, NAN when empty. */
 double power_hist_percentile(const struct power_hist *h, double p);
 
-/* Idle and busy levels of one GPU from its histogram and power limit (NAN
- * if unknown). Writes where they came from into *origin. */
-void verdict_levels(const struct power_hist *h, double power_limit_w,
-                    double *idle_w, double *busy_w, const char **origin);
+/* A sample whose utilization is at most this (or unknown) may show the
+ * GPU idle; the idle level is taken from those only. */
+#define VERDICT_QUIET_UTIL_PCT 5
+
+/* Idle and busy levels of one GPU from its histogram of every sample, the
+ * histogram of its quiet samples (VERDICT_QUIET_UTIL_PCT; NULL: every
+ * sample counts) and its power limit (NAN if unknown). Writes where they
+ * came from into *origin. */
+void verdict_levels(const struct power_hist *h, const struct power_hist *quiet,
+                    double power_limit_w, double *idle_w, double *busy_w, const char **origin);
 
 /* Uncertainty of a window GPU's energy; uses source, counter step, max gap,
  * levels and duration. */

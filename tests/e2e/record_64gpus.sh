@@ -38,6 +38,14 @@ expect_eq "analyze 64 GPUs: 63 windows lines at 75.0 W" "$(grep -c '^  gpu [0-9]
 expect_match "analyze 64 GPUs: GPU 63 at 500.0 W" '^  gpu 63: .*, mean power 500\.0 W, util 100\.0%' "$(grep '^  gpu 63: ' a.txt)"
 expect_match "analyze 64 GPUs: total 63 * 75 + 500 = 5225 W" '^  all GPUs: energy [0-9.]+ J \+-[0-9.]+, mean power 5225\.0 W$' \
   "$(grep '^  all GPUs: ' a.txt)"
+# GPU 63 never idles: no idle level from its own lowest power (it was
+# called idle at 500 W and 100%); utilization decides, and it computes
+expect_eq "analyze 64 GPUs: GPU 63 has no levels (it never idled)" "$(grep '^levels gpu 63: ' a.txt)" \
+  "levels gpu 63: idle n/a W, busy n/a W (none (utilization above 5% in every sample: the GPU never idled))"
+expect_match "analyze 64 GPUs: GPU 63 computes the whole window" '^    time: compute [0-9.]+ ms \(100%\), host-cpu 0\.0 ms \(0%\), waiting 0\.0 ms \(0%\)' \
+  "$(awk '/^  gpu 63: / { f = 1; next } f && /^    time:/ { print; exit }' a.txt)"
+expect_match "analyze 64 GPUs: the window computes, GPU 63 the straggler" '^  verdict=compute .*gpus: gpu 63 computes' \
+  "$(grep '^  verdict=' a.txt)"
 "$FLINCH" analyze --csv g64.csv --start infer_start --end first_token --format json >a.json 2>err.txt
 expect_eq "analyze --format json 64 GPUs: exit 0" "$?" 0
 if command -v python3 >/dev/null 2>&1; then

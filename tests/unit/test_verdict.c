@@ -88,15 +88,33 @@ static void test_levels_and_uncertainty(void)
         power_hist_add(&h, 612);
     double idle, busy;
     const char *origin;
-    verdict_levels(&h, NAN, &idle, &busy, &origin);
+    verdict_levels(&h, NULL, NAN, &idle, &busy, &origin);
     CHECK(idle == 60 && busy == 612);        /* p95 is idle: falls back to the maximum */
     CHECK_STR(origin, "trace p5/max");
     static struct power_hist flat;
     for (int i = 0; i < 10; i++)
         power_hist_add(&flat, 60);
-    verdict_levels(&flat, 700, &idle, &busy, &origin);
+    verdict_levels(&flat, NULL, 700, &idle, &busy, &origin);
     CHECK(idle == 60 && busy == 700);
     CHECK_STR(origin, "trace p5/power limit");
+    /* the idle level only from quiet samples (utilization <= 5%): steady
+     * decode at 220 W and 100% fills 97% of the trace, idle (75 W) 3% */
+    static struct power_hist all, quiet, none;
+    for (int i = 0; i < 97; i++)
+        power_hist_add(&all, 220);
+    for (int i = 0; i < 3; i++) {
+        power_hist_add(&all, 75);
+        power_hist_add(&quiet, 75);
+    }
+    verdict_levels(&all, NULL, 700, &idle, &busy, &origin);
+    CHECK(idle == 220);                      /* every sample: decode taken for idle */
+    verdict_levels(&all, &quiet, 700, &idle, &busy, &origin);
+    CHECK(idle == 75 && busy == 220);
+    CHECK_STR(origin, "trace p5/p95");
+    /* never quiet: no levels at all, never the lowest busy power */
+    verdict_levels(&all, &none, 700, &idle, &busy, &origin);
+    CHECK(isnan(idle) && isnan(busy));
+    CHECK_STR(origin, "none (utilization above 5% in every sample: the GPU never idled)");
     setup(612, 98, 3, NAN);
     gpu.counter_step_s = 0.025;
     CHECK_NEAR(energy_uncertainty_j(&gpu, 0.724), 0.025 * 612, 1e-9);
