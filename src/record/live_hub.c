@@ -24,6 +24,7 @@
 #include "metrics_text.h"
 #include "mark_fifo.h"
 #include "metrics_file.h"
+#include "trace_event.h"
 #include "trace_reader.h"
 
 struct live_hub_state {
@@ -150,9 +151,18 @@ static int on_window(void *arg, int def, long nth, const struct window *w, const
     return EXIT_OK;
 }
 
-/* Gauges and counters from one row. */
+/* Gauges and counters from one row. A flinch_gpu identity row names its
+ * GPU's UUID (a GPU that joins later, --gpu auto, gets it this way). */
 static void row_metrics(struct metrics_state *s, const struct trace_row *r)
 {
+    if (r->type == TRACE_EVENT && trace_event_is(r->label, EVENT_GPU) && r->gpu >= 0) {
+        struct metrics_gpu *g = metrics_gpu(s, r->gpu);
+        char uuid[METRICS_UUID_MAX];
+        if (g && !g->uuid[0] && trace_event_value(r->label, "uuid", uuid, sizeof uuid) == 0 &&
+            strncmp(uuid, "GPU-", 4) == 0)
+            snprintf(g->uuid, sizeof g->uuid, "%s", uuid);
+        return;
+    }
     if (r->type == TRACE_MARK) {
         if (!isnan(r->v[COL_ARRIVAL_MONO_NS]))
             s->marks_received++;

@@ -518,9 +518,8 @@ static void auto_join(struct recorder *r, unsigned g, pid_t pid, unsigned nvml_p
     else
         snprintf(label, sizeof label, "gpu_joined gpu=%u pid=%d", g, (int)pid);
     write_event(r, label, 1, g, pid);
-    if (!r->o->quiet)
-        fprintf(stderr, "%s: --gpu auto: recording GPU %u from now on (pid %d has a compute "
-                "context there)\n", diag_prog(), g, (int)pid);
+    fprintf(stderr, "%s: --gpu auto: recording GPU %u from now on (pid %d has a compute "
+            "context there)\n", diag_prog(), g, (int)pid);
     r->ngpu++;
     gpu_pool_stop(&r->pool);
 }

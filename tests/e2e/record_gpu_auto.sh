@@ -91,6 +91,13 @@ check "analyze: a window after the join: GPU 2's energy is 300 W x duration ($e 
   test -n "$e" -a -n "$dur"
 check "analyze: ... exactly" near "${e:-0}" "$(awk -v d="${dur:-1}" 'BEGIN { print 300 * d }')" 0.01
 
+# --metrics-file: the joined GPU's metrics carry its UUID (from its flinch_gpu row).
+FLINCH_SIM_SCENARIO=gpu2.scn "$FLINCH" record --out m.csv --nvml-lib "$SIM" --no-rapl -i 50 \
+  --threads-ms 0 --gpu auto --window w=a:b --metrics-file "$T/m.prom" -q -- sleep 1.2 2>/dev/null
+expect_eq "metrics: GPU 2 only, with its UUID" \
+  "$(grep '^flinch_gpu_power_instant_watts' m.prom | sed 's/} .*/}/')" \
+  'flinch_gpu_power_instant_watts{gpu="2",uuid="GPU-5151a000-0000-4000-8000-000000000002"}'
+
 # --- no context at all ------------------------------------------------------
 printf 'gpus 4\n' >none.scn
 auto none.scn "$SIM" -- sh -c 'sleep 0.7; exit 7'
