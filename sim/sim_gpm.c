@@ -102,16 +102,17 @@ EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
     if (!s)
         return NVML_ERROR_UNKNOWN;   /* NVML_ERROR_MEMORY in nvml.h; not declared here */
     s->magic = SAMPLE_MAGIC;
-    *gpmSample = s;
+    gpmSample->handle = s;
     return NVML_SUCCESS;
 }
 
 EXPORT nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)
 {
-    if (!gpmSample || gpmSample->magic != SAMPLE_MAGIC)
+    struct nvmlGpmSample_st *s = gpmSample.handle;
+    if (!s || s->magic != SAMPLE_MAGIC)
         return NVML_ERROR_INVALID_ARGUMENT;
-    gpmSample->magic = 0;
-    free(gpmSample);
+    s->magic = 0;
+    free(s);
     return NVML_SUCCESS;
 }
 
@@ -119,16 +120,17 @@ EXPORT nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSam
 {
     unsigned gpu;
     long long t;
-    int ok = gpmSample && gpmSample->magic == SAMPLE_MAGIC;
-    nvmlReturn_t rc = sim_device_query(device, ok ? gpmSample : NULL, SIM_FN_GPM_SAMPLE, &gpu, &t);
+    struct nvmlGpmSample_st *s = gpmSample.handle;
+    int ok = s && s->magic == SAMPLE_MAGIC;
+    nvmlReturn_t rc = sim_device_query(device, ok ? s : NULL, SIM_FN_GPM_SAMPLE, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
     if (sim_scn.gpm_off[gpu]) {
         rc = NVML_ERROR_NOT_SUPPORTED;
     } else {
-        gpmSample->filled = 1;
-        gpmSample->device = device;
-        gpmSample->snap_ns = snapshot_ns(&sim_scn, t);
+        s->filled = 1;
+        s->device = device;
+        s->snap_ns = snapshot_ns(&sim_scn, t);
     }
     pthread_mutex_unlock(&sim_lock);
     return rc;
@@ -144,7 +146,7 @@ EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
         return NVML_ERROR_INVALID_ARGUMENT;
     if (m->version != NVML_GPM_METRICS_GET_VERSION)
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    const struct nvmlGpmSample_st *a = m->sample1, *b = m->sample2;
+    const struct nvmlGpmSample_st *a = m->sample1.handle, *b = m->sample2.handle;
     if (!a || !b || a->magic != SAMPLE_MAGIC || b->magic != SAMPLE_MAGIC || !a->filled ||
         !b->filled || a->device != b->device || m->numMetrics > NVML_GPM_METRIC_MAX)
         return NVML_ERROR_INVALID_ARGUMENT;

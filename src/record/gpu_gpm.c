@@ -78,7 +78,7 @@ void gpm_open(const struct nvml_lib *lib, nvmlDevice_t h, struct gpu_gpm *g, int
     for (int i = 0; i < 2; i++) {
         rc = lib->gpm_sample_alloc(&g->sample[i]);
         if (rc != NVML_SUCCESS) {
-            g->sample[i] = NULL;
+            g->sample[i].handle = NULL;
             gpm_close(lib, g);
             turn_off(g, "error", nvml_strerror(lib, rc));
             return;
@@ -91,9 +91,9 @@ void gpm_open(const struct nvml_lib *lib, nvmlDevice_t h, struct gpu_gpm *g, int
 void gpm_close(const struct nvml_lib *lib, struct gpu_gpm *g)
 {
     for (int i = 0; i < 2; i++) {
-        if (g->sample[i] && lib->gpm_sample_free)
+        if (g->sample[i].handle && lib->gpm_sample_free)
             lib->gpm_sample_free(g->sample[i]);
-        g->sample[i] = NULL;
+        g->sample[i].handle = NULL;
     }
     free(g->get);
     g->get = NULL;

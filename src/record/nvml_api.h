@@ -171,8 +171,11 @@ typedef struct nvmlProcessInfo_v2_st {
  * sample refresh rate"). The metrics array holds NVML_GPM_METRIC_MAX entries
  * as CUDA 13's nvml.h sizes it (333; older headers had 98, and the struct's
  * version stayed 1): the driver reads and writes only the first numMetrics,
- * and the larger array is safe with either. */
-typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+ * and the larger array is safe with either. nvmlGpmSample_t is nvml.h's
+ * one-field struct around the opaque pointer, passed by value. */
+typedef struct {
+    struct nvmlGpmSample_st *handle;   /* nvml.h wraps the opaque pointer in a struct */
+} nvmlGpmSample_t;
 
 enum {
     NVML_GPM_METRIC_SM_UTIL = 2,          /* percent of SMs busy (DCGM's SM active), 0.0-100.0 */

@@ -197,7 +197,7 @@ static void gpm_item(const char *item)
         int k = atoi(item + 10) != 0;
         if (missing(item, alloc && get, "nvmlGpmSampleAlloc/Get"))
             return;
-        if (!gpm_buf[k] && failed(item, alloc(&gpm_buf[k])))
+        if (!gpm_buf[k].handle && failed(item, alloc(&gpm_buf[k])))
             return;
         if (!failed(item, get(handle, gpm_buf[k])))
             printf("%s ok", item);
