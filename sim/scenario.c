@@ -300,10 +300,13 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         sc->gpu_name[g][len] = 0;
         return 0;
     }
-    if (strcmp(d, "persistence") == 0) {
+    if (strcmp(d, "persistence") == 0 || strcmp(d, "mig") == 0) {
         if (ntok != 2 || (strcmp(tok[1], "on") != 0 && strcmp(tok[1], "off") != 0))
-            return fail(p, "persistence: expected 'on' or 'off'");
-        sc->persistence_off = strcmp(tok[1], "off") == 0;
+            return fail(p, "%s: expected 'on' or 'off'", d);
+        if (strcmp(d, "mig") == 0)
+            sc->mig_on = strcmp(tok[1], "on") == 0;
+        else
+            sc->persistence_off = strcmp(tok[1], "off") == 0;
         return 0;
     }
     if (strcmp(d, "pid_namespace") == 0) {
@@ -455,6 +458,8 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         { "latency_us", 0, 10000000 }, { "power_limit_W", 0, 100000 },
         { "period_ms", 0, 1000000000000LL }, { "tenant_pid", 1, 4194304 },
         { "gpm_refresh_ms", 0, 3600000 },
+        { "pcie_counter_bits", 32, 64 }, { "pcie_base_bytes", 0, 4000000000000000000LL },
+        { "pcie_reset_ms", 0, 1000000000000LL },
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         if (strcmp(d, ints[i].name) != 0)
@@ -470,9 +475,16 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         case 3: sc->energy_base_mj = (unsigned long long)n; break;
         case 4: sc->latency_us = n; break;
         case 5: sc->power_limit_w = (unsigned)n; break;
+        case 6: sc->period_ms = n; break;
         case 7: sc->tenant_pid = (unsigned)n; break;
         case 8: sc->gpm_refresh_ms = n; break;
-        default: sc->period_ms = n; break;
+        case 9:
+            if (n != 32 && n != 64)
+                return fail(p, "pcie_counter_bits: expected 32 or 64");
+            sc->pcie_bits = (int)n;
+            break;
+        case 10: sc->pcie_base_bytes = (unsigned long long)n; break;
+        default: sc->pcie_reset_ms = n; break;
         }
         return 0;
     }
@@ -490,6 +502,8 @@ static int init_defaults(struct sim_scenario *sc)
     sc->power_limit_w = 700;
     sc->tenant_pid = 1;
     sc->gpm_refresh_ms = 100;
+    sc->pcie_bits = 64;
+    sc->pcie_reset_ms = -1;
     const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0, 0, 0, 0, -1, -1, -1, -1 };
     for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
         sc->lost_after[g] = -1;

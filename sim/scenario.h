@@ -125,8 +125,12 @@ struct sim_scenario {
     long long latency_us;
     unsigned power_limit_w;
     long long period_ms;
+    int pcie_bits;              /* `pcie_counter_bits`: 32 (wraps, UNSIGNED_INT) or 64 */
+    unsigned long long pcie_base_bytes; /* `pcie_base_bytes`: both PCIe counters at time 0 */
+    long long pcie_reset_ms;    /* `pcie_reset_ms`: the counters restart from 0 then; -1 never */
     int no_driver, no_gpus;
     int persistence_off;        /* `persistence off`: nvmlDeviceGetPersistenceMode says disabled */
+    int mig_on;                 /* `mig on`: nvmlDeviceGetMigMode says enabled (current and pending) */
     unsigned tenant_pid;        /* `tenant_pid N`: the other tenant's process (default 1) */
     int foreign_pids;           /* `pid_namespace foreign` */
     unsigned char gpm_off[SIM_MAX_GPUS]; /* `gpm off [gpu G]`: a GPU before Hopper (no GPM) */

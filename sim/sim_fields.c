@@ -73,10 +73,24 @@ static nvmlReturn_t field_at(unsigned gpu, long long t, nvmlFieldValue_t *v)
         return NVML_SUCCESS;
     }
     case NVML_FI_DEV_PCIE_COUNT_TX_BYTES:
-    case NVML_FI_DEV_PCIE_COUNT_RX_BYTES:
-        v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
-        v->value.ullVal = counter_at(sc, gpu, 0, v->fieldId == NVML_FI_DEV_PCIE_COUNT_TX_BYTES ? 1 : 2, t);
+    case NVML_FI_DEV_PCIE_COUNT_RX_BYTES: {
+        int dir = v->fieldId == NVML_FI_DEV_PCIE_COUNT_TX_BYTES ? 1 : 2;
+        unsigned long long bytes = counter_at(sc, gpu, 0, dir, t);
+        long long reset_ns = sc->pcie_reset_ms * NS_PER_MS;
+        /* a driver reload: the count restarts from 0 (and the base is gone) */
+        if (sc->pcie_reset_ms >= 0 && t >= reset_ns)
+            bytes -= counter_at(sc, gpu, 0, dir, reset_ns);
+        else
+            bytes += sc->pcie_base_bytes;
+        if (sc->pcie_bits == 32) {
+            v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+            v->value.uiVal = (unsigned)(bytes & 0xffffffffULL);
+        } else {
+            v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+            v->value.ullVal = bytes;
+        }
         return NVML_SUCCESS;
+    }
     default:
         return NVML_ERROR_NOT_SUPPORTED;
     }

@@ -117,7 +117,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *curr
                                        SIM_FN_MIG_MODE, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    *current = *pending = 0;
+    *current = *pending = sim_scn.mig_on ? 1 : 0;
     pthread_mutex_unlock(&sim_lock);
     return NVML_SUCCESS;
 }

@@ -80,6 +80,7 @@ void analysis_default_options(struct analysis_options *o)
     o->cpu_busy_pct = 90;
     o->proc_busy_cores = 0.5;
     o->class_frac = 2.0 / 3.0;
+    o->copy_gbps = 1;
     o->ring_samples = 4096;
 }
 
@@ -104,11 +105,14 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
         diag_error("%s: more than %d GPUs in one trace", c->path, ANALYSIS_MAX_GPUS);
         return NULL;
     }
-    static const enum quantity_kind kinds[QG_N] = { Q_STEPPED, Q_TRAPEZOID, Q_TRAPEZOID, Q_TRAPEZOID };
+    static const enum quantity_kind kinds[QG_N] = { Q_STEPPED, Q_TRAPEZOID, Q_TRAPEZOID, Q_TRAPEZOID,
+                                                    Q_CUMULATIVE, Q_CUMULATIVE, Q_CUMULATIVE };
     struct gpu_stream *g = &c->gpu[c->ngpu];
     memset(g, 0, sizeof *g);
     g->id = id;
     g->power_limit_w = NAN;
+    g->pcie_last_t = INT64_MIN;
+    g->pcie_now = NAN;
     tape_init(&g->tape, sizeof(struct gpu_sample));
     g->medium_last_tick = -1;
     g->first_tick = -1;
@@ -147,6 +151,37 @@ static void note_tick(struct ctx *c, const struct trace_row *r)
     c->tick_now_last_ns = r->t_mono_ns;
 }
 
+/* The width the recorder wrote for this GPU's PCIe counters (0: unknown). */
+static int pcie_bits_of(const struct analysis *a, int gpu)
+{
+    for (int i = 0; i < a->nidents; i++)
+        if (a->idents[i].id == gpu)
+            return a->idents[i].pcie_bits;
+    return 0;
+}
+
+/* The PCIe counters of one row as continuous counts (pcie_counter.h), into
+ * v[QG_PCIE_TX], v[QG_PCIE_RX] and the running reset count. */
+static void pcie_add(struct ctx *c, struct gpu_stream *g, const struct trace_row *r, double *v)
+{
+    double raw[2] = { r->v[COL_GPU_PCIE_TX_BYTES], r->v[COL_GPU_PCIE_RX_BYTES] };
+    v[QG_PCIE_TX] = v[QG_PCIE_RX] = v[QG_PCIE_RESETS] = NAN;
+    g->pcie_now = NAN;
+    if (isnan(raw[0]) && isnan(raw[1]))
+        return;
+    double dt = g->pcie_last_t == INT64_MIN ? 0 : (double)(r->t_mono_ns - g->pcie_last_t) / 1e9;
+    int bits = pcie_bits_of(c->a, g->id);
+    for (int d = 0; d < 2; d++) {
+        int ev;
+        v[QG_PCIE_TX + d] = pcie_counter_add(&g->pcie[d], raw[d], dt, bits, &ev);
+        g->pcie_wraps += ev == 1;
+        g->pcie_resets += ev == 2;
+    }
+    g->pcie_last_t = r->t_mono_ns;
+    v[QG_PCIE_RESETS] = (double)g->pcie_resets;
+    g->pcie_now = (isnan(v[QG_PCIE_TX]) ? 0 : v[QG_PCIE_TX]) + (isnan(v[QG_PCIE_RX]) ? 0 : v[QG_PCIE_RX]);
+}
+
 static int on_sample(struct ctx *c, const struct trace_row *r)
 {
     struct gpu_stream *gs = NULL;
@@ -162,6 +197,7 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
             r->v[COL_GPU_ENERGY_MJ] / 1000, r->v[COL_GPU_POWER_INSTANT_W],
             r->v[COL_GPU_POWER_W], r->v[COL_GPU_UTIL_PCT],
         };
+        pcie_add(c, g, r, v);
         est_add(&g->est, r->t_mono_ns, r->v[COL_GPU_ENERGY_MJ]);
         double sv[SENSOR_N] = { r->v[COL_GPU_ENERGY_MJ], v[QG_INSTANT], v[QG_AVERAGE], v[QG_UTIL] };
         cadence_add(g->cadence, r->t_mono_ns, sv);
@@ -208,33 +244,48 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
     return resolve_pending(c, 0);
 }
 
-/* The recorder's flinch_gpu rows: who each GPU is, and a warning when its
- * persistence mode was off (the driver then loads and unloads around each
- * client, and NVML calls can take hundreds of ms: samples come late); its
- * flinch_gpm rows: whether GPM was recorded, and if not why. */
-static void on_event(struct analysis *a, const struct trace_row *r)
+/* The identity record of the GPU whose index is the label's `key` value;
+ * NULL when the value is no GPU index or the records are full. */
+static struct gpu_ident *ident_of(struct analysis *a, const char *label, const char *key)
 {
-    char v[64];
-    int gpm = trace_event_is(r->label, EVENT_GPM);
-    if (!(gpm || trace_event_is(r->label, EVENT_GPU)) ||
-        trace_event_value(r->label, gpm ? "gpu" : "index", v, sizeof v) != 0)
-        return;
+    char v[32];
+    if (trace_event_value(label, key, v, sizeof v) != 0)
+        return NULL;
     char *end;
     long id = strtol(v, &end, 10);
     if (*end || id < 0 || id > TRACE_MAX_GPU_INDEX)
-        return;
-    struct gpu_ident *g = NULL;
+        return NULL;
     for (int i = 0; i < a->nidents; i++)
         if (a->idents[i].id == id)
-            g = &a->idents[i];
-    if (!g) {
-        if (a->nidents == ANALYSIS_MAX_IDENTS)
-            return;
-        g = &a->idents[a->nidents++];
-        memset(g, 0, sizeof *g);
-        g->id = (int)id;
+            return &a->idents[i];
+    if (a->nidents == ANALYSIS_MAX_IDENTS)
+        return NULL;
+    struct gpu_ident *g = &a->idents[a->nidents++];
+    memset(g, 0, sizeof *g);
+    g->id = (int)id;
+    return g;
+}
+
+/* The recorder's identity rows: the host (flinch_host), the width of each
+ * GPU's PCIe counters (flinch_fields, pcie_counter.h), whether GPM was
+ * recorded and if not why (flinch_gpm), who each GPU is (flinch_gpu) and a
+ * warning when its persistence mode was off (the driver then loads and
+ * unloads around each client, and NVML calls can take hundreds of ms:
+ * samples come late). */
+static void on_event(struct analysis *a, const struct trace_row *r)
+{
+    char v[64];
+    struct gpu_ident *g;
+    if (trace_event_is(r->label, EVENT_HOST)) {
+        trace_event_value(r->label, "name", a->hostname, sizeof a->hostname);
+        trace_event_value(r->label, "driver", a->driver, sizeof a->driver);
+        trace_event_value(r->label, "nvml", a->nvml, sizeof a->nvml);
     }
-    if (gpm) {   /* GPM on, or off and why (the last row of the GPU wins) */
+    if (trace_event_is(r->label, EVENT_FIELDS) && (g = ident_of(a, r->label, "gpu")) &&
+        trace_event_value(r->label, "pcie_bits", v, sizeof v) == 0)
+        g->pcie_bits = strcmp(v, "32") == 0 ? 32 : strcmp(v, "64") == 0 ? 64 : 0;
+    if (trace_event_is(r->label, EVENT_GPM) && (g = ident_of(a, r->label, "gpu"))) {
+        /* GPM on, or off and why (the last row of the GPU wins) */
         g->gpm_off[0] = g->gpm_detail[0] = '\0';
         if (trace_event_value(r->label, "status", v, sizeof v) == 0 && strcmp(v, "off") == 0) {
             if (trace_event_value(r->label, "reason", g->gpm_off, sizeof g->gpm_off) != 0)
@@ -243,15 +294,20 @@ static void on_event(struct analysis *a, const struct trace_row *r)
         }
         return;
     }
+    if (!trace_event_is(r->label, EVENT_GPU) || !(g = ident_of(a, r->label, "index")))
+        return;
     trace_event_value(r->label, "name", g->name, sizeof g->name);
     trace_event_value(r->label, "uuid", g->uuid, sizeof g->uuid);
     trace_event_value(r->label, "pci", g->pci, sizeof g->pci);
+    trace_event_value(r->label, "compute_mode", g->compute_mode, sizeof g->compute_mode);
+    trace_event_value(r->label, "mig", g->mig, sizeof g->mig);
+    trace_event_value(r->label, "power_limit_W", g->power_limit_w, sizeof g->power_limit_w);
     if (trace_event_value(r->label, "persistence", v, sizeof v) == 0 && strcmp(v, "off") == 0 &&
         !g->persistence_off) {
         g->persistence_off = 1;
-        diag_warn("%s: gpu %ld (%s): persistence mode off: NVML calls can be slow (the driver "
+        diag_warn("%s: gpu %d (%s): persistence mode off: NVML calls can be slow (the driver "
                   "may reinitialise the GPU between clients), so samples may be late; "
-                  "enable it with nvidia-smi -pm 1", a->path, id, g->name[0] ? g->name : "?");
+                  "enable it with nvidia-smi -pm 1", a->path, g->id, g->name[0] ? g->name : "?");
     }
 }
 

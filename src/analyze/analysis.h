@@ -89,6 +89,24 @@ struct gpm_evidence {
     double pct[GPM_METRICS];     /* span-weighted means; NAN unless GPM_OK (or a metric absent) */
 };
 
+/* PCIe notes: why a byte count is a bound or may be short. */
+#define PCIE_NOTE_RESET      0x1  /* the counter restarted inside: bytes are a lower bound */
+#define PCIE_NOTE_MISS_WRAPS 0x2  /* 32-bit counter read less often than it can wrap: whole
+                                     4 GiB wraps may be missing */
+
+/* Host<->GPU traffic over a window from the PCIe byte counters (fields 197
+ * TX = GPU to host, 198 RX = host to GPU; peer traffic over PCIe counts too),
+ * read every tick and linear in between: a count at an instant is good to
+ * the tick. NAN where the trace has no counters. */
+struct pcie_traffic {
+    double tx_bytes, rx_bytes;
+    double copy_ms;              /* waiting time whose traffic was >= copy_gbps */
+    double copy_bytes;           /* TX + RX bytes in that time */
+    double waiting_bytes;        /* TX + RX bytes in all waiting time */
+    double tick_ms;              /* how often the counters were read */
+    unsigned notes;              /* PCIE_NOTE_* */
+};
+
 struct window_gpu {
     int gpu;                     /* gpu_index */
     int host;                    /* index into analysis.host_names (0 with one trace) */
@@ -115,6 +133,7 @@ struct window_gpu {
     unsigned flags;
     struct breakdown bd;         /* busy (compute) / idle (host-cpu, waiting) in time */
     struct gpm_evidence gpm;     /* SM activity etc. from GPM spans (gpm_evidence.h) */
+    struct pcie_traffic pcie;    /* host<->GPU bytes (pcie_window.h) */
 };
 
 struct window {
@@ -134,6 +153,7 @@ struct window {
     double rapl_j[TRACE_RAPL_MAX]; /* per RAPL domain, NAN if none */
     unsigned flags;              /* OR of the GPUs' flags */
     struct breakdown bd;         /* compute when any GPU is busy */
+    struct pcie_traffic pcie;    /* all GPUs' host<->GPU bytes; copy_* over w->bd's waiting segments */
     double top_thread_cores;     /* busiest thread's mean share of one core while no GPU computed, NAN if none */
     char top_thread[40];         /* its "TID name", "" if unknown */
     struct window_tape *tape;    /* private: the samples of the window until the breakdown is made */
@@ -166,6 +186,8 @@ struct analysis_options {
     double cpu_busy_pct;                 /* host saturated at or above this: host-cpu (90) */
     double proc_busy_cores;              /* traced process tree at or above this: host-cpu (0.5) */
     double class_frac;                   /* one class holding this much of a window names it (2/3) */
+    double copy_gbps;                    /* --copy-gbps: waiting with PCIe traffic at or above this
+                                            (GB/s, TX + RX) is waiting on copies (1) */
     int ring_samples;                    /* history kept per GPU for late marks (4096) */
     /* When set, windows come from these marks (sorted by time) instead of
      * the trace's own MARK rows. */
@@ -179,9 +201,11 @@ struct analysis_options {
 struct gpu_ident {
     int id;                       /* gpu_index */
     char name[64], uuid[48], pci[24];
+    char compute_mode[24], mig[8], power_limit_w[16]; /* as recorded; "" when not */
     int persistence_off;
     char gpm_off[24];             /* flinch_gpm status=off: its reason ("" on, or no such row) */
     char gpm_detail[64];          /* ... and its detail */
+    int pcie_bits;                /* flinch_fields pcie_bits: 32, 64; 0 unknown */
 };
 #define ANALYSIS_MAX_IDENTS TRACE_MAX_GPUS  /* one limit: trace_limits.h */
 
@@ -191,6 +215,7 @@ struct cgroup_series;
 struct analysis {
     const char *path;
     struct gpu_ident idents[ANALYSIS_MAX_IDENTS]; /* one trace's GPUs, from its EVENT rows */
+    char hostname[64], driver[40], nvml[40]; /* its flinch_host row ("" if none) */
     int nidents;
     int nhosts;                   /* traces analysed together (1 for one trace) */
     const char *host_names[ANALYSIS_MAX_HOSTS];

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "pcie_window.h"
 #include "diag.h"
 
 static int add_pending(struct ctx *c, struct active *act)
@@ -234,6 +235,7 @@ static int finish_window(struct ctx *c, struct active *act)
         g->max_gap_s = fmax(gap_max_since(&gs->gaps, ps->n - 1),
                             integ_max_gap_s(&gs->ig, act->t[0], act->t[1]));
         g->power_limit_w = gs->power_limit_w;
+        pcie_window_gpu(c->a, gs, g, ps, pe);
         g->counter_step_s = NAN;
         static const int order[3] = { QG_COUNTER, QG_INSTANT, QG_AVERAGE };
         static const enum energy_source src[3] = { SOURCE_COUNTER, SOURCE_INSTANT, SOURCE_AVERAGE };

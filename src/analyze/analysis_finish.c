@@ -10,6 +10,7 @@
 
 #include "analysis_internal.h"
 #include "gpm_evidence.h"
+#include "pcie_window.h"
 #include "breakdown.h"
 #include "diag.h"
 
@@ -187,6 +188,7 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
     gpm_window(w);
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);
+    pcie_window_copies(c->opt, w);
     window_tape_free(w->tape);
     w->tape = NULL;
     verdict_window(c->opt, w);
@@ -196,6 +198,7 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         snprintf(w->evidence + len, sizeof w->evidence - len, "; the traced process had exited %s",
                  c->proc_exit_ns <= w->t_start_ns ? "before the window" : "during the window");
     }
+    pcie_window_evidence(c->opt, w);
 }
 
 void finish_analysis(struct ctx *c)

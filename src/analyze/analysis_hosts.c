@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcie_window.h"
 #include "analysis.h"
 #include "analysis_internal.h"
 #include "breakdown.h"
@@ -137,7 +138,9 @@ static void retotal(const struct analysis_options *o, struct analysis *m)
         w->uncertainty_j = any ? u : NAN;
         w->mean_power_w = w->energy_j / w->duration_s;
         breakdown_merge_gpus(o, w);
+        pcie_window_copies(o, w);   /* no tape here: sums only, copy time per GPU */
         verdict_window(o, w);
+        pcie_window_evidence(o, w);
     }
     double *v = malloc(sizeof *v * (size_t)(m->nwindows ? m->nwindows : 1));
     if (v) {

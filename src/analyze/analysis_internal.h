@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "partial_hold.h"
+#include "pcie_counter.h"
 #include "energy_estimator.h"
 #include "labels_seen.h"
 #include "trace_limits.h"
@@ -23,7 +24,9 @@
  * on it (NAN): the column stopped being recorded. */
 #define EDGE_STALE_NS (5 * 1000000000LL)
 
-enum { QG_COUNTER, QG_INSTANT, QG_AVERAGE, QG_UTIL, QG_N };      /* per GPU */
+/* per GPU; the PCIe ones are pcie_counter.h's continuous counts (bytes), and
+ * the resets seen so far (a window overlapping one has a lower bound) */
+enum { QG_COUNTER, QG_INSTANT, QG_AVERAGE, QG_UTIL, QG_PCIE_TX, QG_PCIE_RX, QG_PCIE_RESETS, QG_N };
 enum { QH_CPU, QH_PROC, QH_RAPL_RAW, QH_RAPL0 };                 /* host */
 
 struct gap_stack { long *idx; int64_t *gap; long n, cap; };
@@ -40,6 +43,10 @@ struct gpu_stream {
     struct gap_stack gaps;         /* gaps that left the ring */
     struct tape tape;              /* gpu_sample: recent readings for the breakdown */
     struct partial_hold *hold_power, *hold_util;  /* refresh periods from partial readings */
+    struct pcie_counter pcie[2];   /* TX, RX */
+    int64_t pcie_last_t;           /* time of the last PCIe reading, INT64_MIN before one */
+    double pcie_now;               /* TX + RX bytes so far (continuous), NAN when unknown */
+    long pcie_wraps, pcie_resets;
     /* The recorder reads utilization, SM clock and reasons only every
      * GPU_MEDIUM_MS and repeats them in between (gpu_sampler.h): which
      * rows hold a fresh read follows from the tick numbers. */

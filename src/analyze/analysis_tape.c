@@ -108,6 +108,7 @@ int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
             s.gpm_span_ms = NAN;
         else
             c->a->gpm_seen = 1;
+        s.pcie_bytes = g->pcie_now;
         s.idle_bit = isnan(r->v[COL_GPU_CLOCK_EVENT_REASONS]) ? -1 : (signed char)(r->clock_event_reasons & 1);
         s.medium_fresh = medium_fresh(g, r, &s);
         if (s.idle_bit >= 0)

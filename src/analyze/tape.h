@@ -30,6 +30,7 @@ struct gpu_sample {
     float sm_active_pct;       /* GPM SM activity over the span ending at t (see breakdown.c) */
     float sm_occupancy_pct, tensor_pct, dram_bw_pct; /* GPM, same span */
     float gpm_span_ms;         /* that span's length; NAN on rows without GPM values */
+    double pcie_bytes;         /* PCIe TX + RX so far, continuous (pcie_counter.h) */
     signed char idle_bit;      /* clock-event reason GpuIdle (0x1) */
     unsigned char medium_fresh; /* utilization, SM clock and reasons were read at this tick */
 };

@@ -53,6 +53,8 @@ static void usage(FILE *out)
         "                         host-cpu (0.5)\n"
         "  --class-frac F         a class (compute, host-cpu, waiting) holding >= F of a\n"
         "                         window's time names its verdict, else mixed (0.667)\n"
+        "  --copy-gbps G          waiting while PCIe moves >= G GB/s (to + from the host)\n"
+        "                         is waiting on host<->GPU copies (1)\n"
         "  -h, --help             this text\n"
         "\n"
         "exit status: 0 ok; 2 bad usage, malformed trace, missing MARK, no window.\n");
@@ -89,6 +91,7 @@ int cmd_analyze(int argc, char **argv)
         { "cpu-busy-pct", required_argument, NULL, 'P' },
         { "class-frac", required_argument, NULL, 'K' },
         { "proc-busy-cores", required_argument, NULL, 'R' },
+        { "copy-gbps", required_argument, NULL, 'G' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -154,6 +157,13 @@ int cmd_analyze(int argc, char **argv)
             bad = parse_num("--class-frac", optarg, &o.class_frac);
             if (!bad && (o.class_frac <= 0.5 || o.class_frac > 1)) {
                 diag_error("--class-frac: must be above 0.5 and at most 1, got '%s'", optarg);
+                bad = 1;
+            }
+            break;
+        case 'G':
+            bad = parse_num("--copy-gbps", optarg, &o.copy_gbps);
+            if (!bad && !(o.copy_gbps > 0 && o.copy_gbps <= 1000)) {
+                diag_error("--copy-gbps: must be above 0 and at most 1000, got '%s'", optarg);
                 bad = 1;
             }
             break;

@@ -113,7 +113,10 @@ void gpu_fields_label(const struct gpu_dev *dev, char *buf, size_t len)
         if (w > 0 && (size_t)w < sizeof ok - *n)
             *n += (size_t)w;
     }
-    snprintf(buf, len, "flinch_fields gpu=%u supported=%s unsupported=%s energy=%s power_W=%s",
+    char bits[8] = "unknown";
+    if (dev->pcie_bits)
+        snprintf(bits, sizeof bits, "%d", dev->pcie_bits);
+    snprintf(buf, len, "flinch_fields gpu=%u supported=%s unsupported=%s energy=%s power_W=%s pcie_bits=%s",
              dev->index, nok ? ok : "none", nno ? no : "none",
-             dev->energy_by_func ? "function" : "field", dev->power_by_func ? "function" : "field");
+             dev->energy_by_func ? "function" : "field", dev->power_by_func ? "function" : "field", bits);
 }

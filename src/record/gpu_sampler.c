@@ -156,6 +156,10 @@ static int sample_fields(const struct nvml_lib *lib, struct gpu_dev *dev, struct
         }
         if (note(lib, dev, r, v, frc, field_as_ull(&f[i])))
             return 1;
+        /* where a counter wraps follows from its type (pcie_counter.h) */
+        if (frc == NVML_SUCCESS && (v == GV_PCIE_TX_BYTES || v == GV_PCIE_RX_BYTES))
+            dev->pcie_bits = f[i].valueType == NVML_VALUE_TYPE_UNSIGNED_INT ||
+                             f[i].valueType == NVML_VALUE_TYPE_SIGNED_INT ? 32 : 64;
         if (frc == NVML_SUCCESS && f[i].timestamp > 0) {
             if (v == GV_ENERGY_MJ)
                 note(lib, dev, r, GV_ENERGY_TS_US, NVML_SUCCESS, (unsigned long long)f[i].timestamp);

@@ -93,6 +93,7 @@ struct gpu_dev {
     int energy_by_func;   /* field 83 unsupported: nvmlDeviceGetTotalEnergyConsumption */
     int power_by_func;    /* field 185 unsupported: nvmlDeviceGetPowerUsage */
     int temp_by_v;        /* nvmlDeviceGetTemperature missing or DEPRECATED */
+    int pcie_bits;        /* width of the PCIe byte counters (their valueType): 32, 64; 0 unknown */
     int64_t medium_at, slow_at; /* tick of the last medium / slow read; -1: never */
     struct gpu_reading last;    /* the medium and slow values, repeated between reads */
     struct gpu_gpm gpm;

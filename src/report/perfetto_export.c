@@ -8,6 +8,7 @@
 #include "json_escape.h"
 #include "labels_seen.h"
 #include "perfetto_export.h"
+#include "pcie_rate.h"
 #include "proc_rate.h"
 #include "trace_event.h"
 #include "trace_limits.h"
@@ -36,6 +37,8 @@ static const struct counter_def {
 struct gpu_track {
     int id;
     double last[NGPU_COUNTERS];  /* last value written, NAN: none yet */
+    struct pcie_rate pcie;       /* the "PCIe" counter: TX + RX GB/s over the tick before */
+    double last_pcie;
 };
 
 /* One comma before every event but the first of the document. */
@@ -140,6 +143,18 @@ static void remember_gpu(struct gpu_desc *d, int *n, const char *label)
     (*n)++;
 }
 
+/* flinch_fields: where the GPU's PCIe counters wrap (pcie_counter.h). */
+static void pcie_width(struct gpu_track *t, int n, const char *label)
+{
+    char v[16], bits[16];
+    if (!trace_event_is(label, EVENT_FIELDS) || trace_event_value(label, "gpu", v, sizeof v) != 0 ||
+        trace_event_value(label, "pcie_bits", bits, sizeof bits) != 0)
+        return;
+    for (int i = 0; i < n; i++)
+        if (t[i].id == atoi(v))
+            t[i].pcie.bits = atoi(bits) == 32 || atoi(bits) == 64 ? atoi(bits) : 0;
+}
+
 static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
                                    struct gpu_track *t, int *n, int id,
                                    const struct gpu_desc *d, int nd)
@@ -156,6 +171,8 @@ static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
     g->id = id;
     for (int k = 0; k < NGPU_COUNTERS; k++)
         g->last[k] = NAN;
+    pcie_rate_init(&g->pcie);
+    g->last_pcie = NAN;
     char name[HOST_NAME_LEN + 160];
     snprintf(name, sizeof name, "GPU %d (%s)", id, hs[h].name);
     for (int i = 0; i < nd; i++)
@@ -209,6 +226,7 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
         }
         if (row.type == TRACE_EVENT) {
             remember_gpu(descs, &ndescs, row.label);
+            pcie_width(tracks, ntracks, row.label);
             instant(f, host_pid(h), TID_EVENTS, "t", ts, &row);
             continue;
         }
@@ -228,6 +246,11 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
                     continue;
                 counter(f, gpu_pid(h, g->id), gpu_counters[k].name, gpu_counters[k].unit, ts, v);
                 g->last[k] = v;
+            }
+            double gbps;
+            if (pcie_rate_step(&g->pcie, &row, &gbps) && gbps != g->last_pcie) {
+                counter(f, gpu_pid(h, g->id), "PCIe to+from host", "GB/s", ts, gbps);
+                g->last_pcie = gbps;
             }
             if (host_gpu == -2)
                 host_gpu = row.gpu;

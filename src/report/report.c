@@ -254,6 +254,7 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
                 fprintf(out, " rapl %s %.3f J", a->rapl_domain[k], w->rapl_j[k]);
         fprintf(out, "\n");
     }
+    report_pcie_text(out, w);
     text_breakdown(out, "  ", &w->bd, w->duration_s);
     report_cgroup_text(out, a, w - a->windows);
     fprintf(out, "  verdict=%s  %s\n", verdict_name(w->verdict), w->evidence);
@@ -333,13 +334,16 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
                 a->host_names[h], (long long)a->host_offset_ns[h]);
     for (int i = 0; i < a->ngpu; i++) {
         char name[96];
-        for (int k = 0; a->nhosts <= 1 && k < a->nidents; k++)
-            if (a->idents[k].id == a->gpu_ids[i])
-                fprintf(out, "gpu %d: %s, %s, pci %s%s\n", a->idents[k].id,
-                        a->idents[k].name[0] ? a->idents[k].name : "unnamed",
-                        a->idents[k].uuid[0] ? a->idents[k].uuid : "no uuid",
-                        a->idents[k].pci[0] ? a->idents[k].pci : "unknown",
-                        a->idents[k].persistence_off ? ", persistence mode off" : "");
+        const struct gpu_ident *id = report_ident_of(a, a->gpu_ids[i]);
+        if (id) {
+            fprintf(out, "gpu %d: %s, %s, pci %s", id->id, id->name[0] ? id->name : "unnamed",
+                    id->uuid[0] ? id->uuid : "no uuid", id->pci[0] ? id->pci : "unknown");
+            const char *warn[REPORT_IDENT_WARNINGS];
+            int nw = report_ident_warnings(id, warn, REPORT_IDENT_WARNINGS);
+            for (int k = 0; k < nw; k++)
+                fprintf(out, ", %s", warn[k]);
+            fputc('\n', out);
+        }
         report_gpm_text_gpu(out, a, a->gpu_ids[i]);
         fprintf(out, "levels %s: idle %s W, busy %s W (%s)\n",
                 gpu_name(a, a->gpu_host ? a->gpu_host[i] : 0, a->gpu_ids[i], name, sizeof name),

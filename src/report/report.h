@@ -50,6 +50,29 @@ void report_gpm_json(FILE *out, const struct analysis *a, const struct window_gp
 #define REPORT_GPM_CSV_COLS 6
 extern const char *const report_gpm_csv_cols[REPORT_GPM_CSV_COLS];
 void report_gpm_csv(FILE *out, const struct window_gpu *g);
+/* One CSV cell's text, quoted when it needs it (RFC 4180). */
+void report_csv_str(FILE *out, const char *s);
+
+/* A window's host<->GPU traffic (report_pcie.c): the text lines, the JSON
+ * member "pcie" (null without counters), and the CSV columns and cells. */
+void report_pcie_text(FILE *out, const struct window *w);
+void report_pcie_json(FILE *out, const struct pcie_traffic *p, double duration_s);
+extern const char *const report_pcie_csv_cols;
+void report_pcie_csv(FILE *out, const struct window *w);
+
+/* The recorder's identity rows (report_ident.c): JSON members of the host
+ * (hostname, driver, nvml) and of a GPU (name, uuid, pci, power_limit_W,
+ * compute_mode, mig, warnings), the
+ * CSV columns hostname, gpuN_name, gpuN_uuid, gpuN_warnings. */
+const struct gpu_ident *report_ident_of(const struct analysis *a, int gpu_index);
+/* What the identity warns of (persistence mode off, MIG on): up to max
+ * sentences into w; how many. g may be NULL. */
+#define REPORT_IDENT_WARNINGS 4
+int report_ident_warnings(const struct gpu_ident *g, const char **w, int max);
+void report_ident_json_host(FILE *out, const struct analysis *a);
+void report_ident_json_gpu(FILE *out, const struct analysis *a, int gpu_index);
+void report_ident_csv_header(FILE *out, const struct analysis *a);
+void report_ident_csv_row(FILE *out, const struct analysis *a);
 
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */
 void window_flags_str(unsigned flags, char *buf, size_t cap);

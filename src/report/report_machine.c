@@ -27,6 +27,11 @@ static void csv_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+void report_csv_str(FILE *out, const char *s)
+{
+    csv_str(out, s);
+}
+
 static void csv_num(FILE *out, const char *fmt, double v)
 {
     fputc(',', out);
@@ -92,6 +97,8 @@ void report_csv(FILE *out, const struct analysis *a)
     fputs(",cgroup_throttled_ms,cgroup_throttled_periods", out);
     if (a->gpm_seen)
         gpu_columns(out, a, report_gpm_csv_cols, REPORT_GPM_CSV_COLS);
+    fputs(report_pcie_csv_cols, out);
+    report_ident_csv_header(out, a);
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -149,6 +156,8 @@ void report_csv(FILE *out, const struct analysis *a)
         report_cgroup_csv(out, a, i);
         for (int k = 0; a->gpm_seen && k < w->ngpu; k++)
             report_gpm_csv(out, &w->gpu[k]);
+        report_pcie_csv(out, w);
+        report_ident_csv_row(out, a);
         fputc('\n', out);
     }
 }
@@ -209,7 +218,10 @@ void report_json(FILE *out, const struct analysis *a)
     for (int h = 0; h < a->nhosts; h++) {
         fputs(h ? ",{\"name\":" : "{\"name\":", out);
         json_write_string(out, a->host_names[h]);
-        fprintf(out, ",\"wall_minus_mono_ns\":%lld}", (long long)a->host_offset_ns[h]);
+        fprintf(out, ",\"wall_minus_mono_ns\":%lld", (long long)a->host_offset_ns[h]);
+        if (h == 0)
+            report_ident_json_host(out, a);
+        fputc('}', out);
     }
     fputs("],\"gpus\":[", out);
     for (int i = 0; i < a->ngpu; i++) {
@@ -222,6 +234,7 @@ void report_json(FILE *out, const struct analysis *a)
         json_num(out, "busy_W", "%.3f", a->busy_w[i]);
         fputs(",\"levels_from\":", out);
         json_write_string(out, a->level_origin[i]);
+        report_ident_json_gpu(out, a, a->gpu_ids[i]);
         for (int s = 0; a->cadence && s < SENSOR_N; s++) {
             const struct cadence *cd = &a->cadence[i * SENSOR_N + s];
             fprintf(out, "%s\"%s\":{\"changes\":%ld", s ? "," : ",\"sensor_periods\":{",
@@ -271,6 +284,7 @@ void report_json(FILE *out, const struct analysis *a)
         json_write_string(out, w->bd.valid ? w->top_thread : "");
         report_waiting_json(out, a, i);
         report_cgroup_json(out, a, i);
+        report_pcie_json(out, &w->pcie, w->duration_s);
         fputs(",\"gpus\":[", out);
         for (int k = 0; k < w->ngpu; k++) {
             const struct window_gpu *g = &w->gpu[k];
@@ -303,6 +317,7 @@ void report_json(FILE *out, const struct analysis *a)
             fputc('}', out);
             json_breakdown(out, &g->bd);
             report_gpm_json(out, a, g);
+            report_pcie_json(out, &g->pcie, w->duration_s);
             fputc('}', out);
         }
         fputs("]}", out);

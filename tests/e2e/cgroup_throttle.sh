@@ -53,8 +53,8 @@ else
   skip "analyze --format json: the window's cgroup" "no python3"
 fi
 "$FLINCH" analyze t.csv --start s --end e --format csv >a.csv
-# counted from the end (the evidence cell may hold commas): only GPM's
-# per-GPU columns come after them
+# counted from the end (the evidence cell may hold commas): GPM's, PCIe's
+# and the identity's columns come after them
 expect_eq "analyze --format csv: the two cgroup columns" \
   "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cgroup_throttled_ms") k = NF - i }
               NR <= 2 { printf "%s%s %s", NR == 2 ? " / " : "", $(NF - k), $(NF - k + 1) } END { print "" }' a.csv)" \

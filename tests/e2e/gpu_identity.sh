@@ -26,8 +26,8 @@ EVENT flinch_gpu index=0 name=\"Simulated H200\" uuid=GPU-5151a000-0000-4000-800
 EVENT flinch_gpu index=1 name=\"Simulated H200\" uuid=GPU-5151a000-0000-4000-8000-000000000001 pci=00000000:2A:00.0 power_limit_W=700.000 persistence=on compute_mode=default mig=off 1"
 expect_eq "flinch_fields after the first tick, per GPU" \
   "$("$TC" --events two.csv | cut -d' ' -f2- | grep '^flinch_fields')" \
-  "flinch_fields gpu=0 supported=83;186;185;74;251;252;253;197;198 unsupported=none energy=field power_W=field
-flinch_fields gpu=1 supported=83;186;185;74;251;252;253;197;198 unsupported=none energy=field power_W=field"
+  "flinch_fields gpu=0 supported=83;186;185;74;251;252;253;197;198 unsupported=none energy=field power_W=field pcie_bits=64
+flinch_fields gpu=1 supported=83;186;185;74;251;252;253;197;198 unsupported=none energy=field power_W=field pcie_bits=64"
 expect_eq "no comma in an identity label (naive CSV tools still count cells)" \
   "$(awk -F, '{ print NF }' two.csv | sort -u)" "$(head -n 1 two.csv | awk -F, '{ print NF }')"
 
@@ -36,7 +36,7 @@ expect_eq "no comma in an identity label (naive CSV tools still count cells)" \
 rec "$SCENARIOS/instant.scn" inst.csv --seconds 0.1
 expect_eq "field 185 missing: flinch_fields says where gpu_power_W came from" \
   "$("$TC" --events inst.csv | cut -d' ' -f2- | grep '^flinch_fields')" \
-  "flinch_fields gpu=0 supported=83;186;74;251;252;253;197;198 unsupported=185 energy=field power_W=function"
+  "flinch_fields gpu=0 supported=83;186;74;251;252;253;197;198 unsupported=185 energy=field power_W=function pcie_bits=64"
 rm -f legacy.csv
 FLINCH_SIM_SCENARIO=two.scn "$FLINCH" record --out legacy.csv --nvml-lib "$LEGACY" --no-rapl -q --seconds 0.1 2>/dev/null
 expect_eq "legacy library: the missing entry points listed" \
@@ -58,7 +58,7 @@ rec pm.scn pm.csv --seconds 0.5
 out=$("$FLINCH" analyze --csv pm.csv --start begin --end end 2>err.txt)
 expect_eq "analyze: persistence mode off warned" "$(cat err.txt)" \
   "flinch analyze: warning: pm.csv: gpu 0 (Simulated H200): persistence mode off: NVML calls can be slow (the driver may reinitialise the GPU between clients), so samples may be late; enable it with nvidia-smi -pm 1"
-expect_match "analyze: ... and on the gpu line" "^gpu 0: Simulated H200, .*, persistence mode off$" "$out"
+expect_match "analyze: ... and on the gpu line" "^gpu 0: Simulated H200, .*, persistence mode off: NVML calls can be slow$" "$out"
 
 # --- export: GPU tracks named after the GPUs, the host after the recorder's
 sed "s/flinch_host name=$host /flinch_host name=nodeA /" two.csv > a.csv
