@@ -112,11 +112,16 @@ static void publish(struct live_hub *h, int final)
     if (h->fifo)
         h->s->st.marks_rejected = mark_fifo_rejected(h->fifo);
     size_t len;
-    char *text = metrics_render(&h->s->st, &len);
+    char *text = metrics_render(&h->s->st, METRICS_TEXT, &len);
     if (!text)
         return;
     if (to_srv) {
-        metrics_server_publish(&h->srv, text, len);
+        metrics_server_publish(&h->srv, METRICS_TEXT, text, len);
+        size_t om_len;
+        char *om = metrics_render(&h->s->st, METRICS_OPENMETRICS, &om_len);
+        if (om)
+            metrics_server_publish(&h->srv, METRICS_OPENMETRICS, om, om_len);
+        free(om);
         h->s->next_publish_ns = now + LIVE_PUBLISH_MS * NS_PER_MS;
     }
     if (to_file) {

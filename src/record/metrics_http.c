@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,31 +35,42 @@ struct client {
     int64_t deadline_ns;
     size_t got;              /* request bytes */
     char req[METRICS_HTTP_MAX_REQUEST];
-    char head[256];          /* response header */
+    char head[320];          /* response header */
     size_t head_len, sent;
     struct metrics_snap *body;   /* NULL: the body is in `small` */
     const char *small;
     size_t body_len;
 };
 
-int metrics_server_open(struct metrics_server *s, const char *spec)
+/* [ADDR:]PORT, or [V6ADDR]:PORT, into a socket address; 0, or -1 after
+ * one error line. */
+static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
 {
-    memset(s, 0, sizeof *s);
-    s->lfd = -1;
-    s->stop_pipe[0] = s->stop_pipe[1] = -1;
-    pthread_mutex_init(&s->lock, NULL);
     char addr[64] = "127.0.0.1";
     const char *port_s = spec;
-    const char *colon = strrchr(spec, ':');
-    if (colon) {
-        size_t alen = (size_t)(colon - spec);
-        if (alen == 0 || alen >= sizeof addr) {
-            diag_error("--metrics %s: expected PORT or ADDR:PORT (IPv4 address)", spec);
+    int v6 = spec[0] == '[';
+    if (v6) {
+        const char *close = strchr(spec, ']');
+        size_t alen = close ? (size_t)(close - spec - 1) : 0;
+        if (!close || close[1] != ':' || alen == 0 || alen >= sizeof addr) {
+            diag_error("--metrics %s: expected [IPV6]:PORT, e.g. [::1]:9400", spec);
             return -1;
         }
-        memcpy(addr, spec, alen);
+        memcpy(addr, spec + 1, alen);
         addr[alen] = '\0';
-        port_s = colon + 1;
+        port_s = close + 2;
+    } else {
+        const char *colon = strrchr(spec, ':');
+        if (colon) {
+            size_t alen = (size_t)(colon - spec);
+            if (alen == 0 || alen >= sizeof addr) {
+                diag_error("--metrics %s: expected PORT, ADDR:PORT or [IPV6]:PORT", spec);
+                return -1;
+            }
+            memcpy(addr, spec, alen);
+            addr[alen] = '\0';
+            port_s = colon + 1;
+        }
     }
     char *end;
     errno = 0;
@@ -67,36 +79,69 @@ int metrics_server_open(struct metrics_server *s, const char *spec)
         diag_error("--metrics %s: port must be a number from 0 to 65535", spec);
         return -1;
     }
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((unsigned short)port);
-    if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
-        diag_error("--metrics %s: '%s' is not an IPv4 address", spec, addr);
+    memset(ss, 0, sizeof *ss);
+    if (v6) {
+        struct sockaddr_in6 *sa = (struct sockaddr_in6 *)ss;
+        sa->sin6_family = AF_INET6;
+        sa->sin6_port = htons((unsigned short)port);
+        *len = sizeof *sa;
+        if (inet_pton(AF_INET6, addr, &sa->sin6_addr) == 1)
+            return 0;
+        diag_error("--metrics %s: '%s' is not an IPv6 address", spec, addr);
         return -1;
     }
-    s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int one = 1;
+    struct sockaddr_in *sa = (struct sockaddr_in *)ss;
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((unsigned short)port);
+    *len = sizeof *sa;
+    if (inet_pton(AF_INET, addr, &sa->sin_addr) == 1)
+        return 0;
+    diag_error("--metrics %s: '%s' is not an IPv4 address (IPv6: [ADDR]:PORT)", spec, addr);
+    return -1;
+}
+
+int metrics_server_open(struct metrics_server *s, const char *spec)
+{
+    memset(s, 0, sizeof *s);
+    s->lfd = -1;
+    s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    pthread_mutex_init(&s->lock, NULL);
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (parse_listen(spec, &ss, &sl) != 0)
+        return -1;
+    s->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1, zero = 0;
+    /* [::]:PORT takes IPv4 too, whatever net.ipv6.bindv6only says */
     if (s->lfd < 0 || setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0
-        || bind(s->lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(s->lfd, 16) != 0) {
+        || (ss.ss_family == AF_INET6
+            && setsockopt(s->lfd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0)
+        || bind(s->lfd, (struct sockaddr *)&ss, sl) != 0 || listen(s->lfd, 16) != 0) {
         diag_error("--metrics %s: cannot listen: %s", spec, strerror(errno));
         if (s->lfd >= 0)
             close(s->lfd);
         s->lfd = -1;
         return -1;
     }
-    socklen_t sl = sizeof sa;
-    getsockname(s->lfd, (struct sockaddr *)&sa, &sl);
-    char ip[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
-    snprintf(s->bound, sizeof s->bound, "%s:%u", ip, (unsigned)ntohs(sa.sin_port));
+    sl = sizeof ss;
+    getsockname(s->lfd, (struct sockaddr *)&ss, &sl);
+    char ip[INET6_ADDRSTRLEN];
+    if (ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *sa = (const struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &sa->sin6_addr, ip, sizeof ip);
+        snprintf(s->bound, sizeof s->bound, "[%s]:%u", ip, (unsigned)ntohs(sa->sin6_port));
+    } else {
+        const struct sockaddr_in *sa = (const struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof ip);
+        snprintf(s->bound, sizeof s->bound, "%s:%u", ip, (unsigned)ntohs(sa->sin_port));
+    }
     return 0;
 }
 
-static struct metrics_snap *snap_get(struct metrics_server *s)
+static struct metrics_snap *snap_get(struct metrics_server *s, enum metrics_format fmt)
 {
     pthread_mutex_lock(&s->lock);
-    struct metrics_snap *p = s->cur;
+    struct metrics_snap *p = s->cur[fmt];
     if (p)
         p->refs++;
     pthread_mutex_unlock(&s->lock);
@@ -114,7 +159,8 @@ static void snap_put(struct metrics_server *s, struct metrics_snap *p)
         free(p);
 }
 
-void metrics_server_publish(struct metrics_server *s, const char *text, size_t len)
+void metrics_server_publish(struct metrics_server *s, enum metrics_format fmt, const char *text,
+                            size_t len)
 {
     struct metrics_snap *p = malloc(sizeof *p + len + 1);
     if (!p)
@@ -124,10 +170,64 @@ void metrics_server_publish(struct metrics_server *s, const char *text, size_t l
     memcpy(p->text, text, len);
     p->text[len] = '\0';
     pthread_mutex_lock(&s->lock);
-    struct metrics_snap *old = s->cur;
-    s->cur = p;
+    struct metrics_snap *old = s->cur[fmt];
+    s->cur[fmt] = p;
     pthread_mutex_unlock(&s->lock);
     snap_put(s, old);
+}
+
+/* One media range's q (default 1; a malformed q counts as 0). */
+static double media_q(const char *params, size_t len)
+{
+    for (size_t i = 0; i + 2 <= len; i++) {
+        if (params[i] != ';')
+            continue;
+        size_t j = i + 1;
+        while (j < len && params[j] == ' ')
+            j++;
+        if (j + 2 <= len && (params[j] == 'q' || params[j] == 'Q') && params[j + 1] == '=') {
+            char num[16];
+            size_t n = 0;
+            for (j += 2; j < len && n + 1 < sizeof num && params[j] != ';' && params[j] != ' '; j++)
+                num[n++] = params[j];
+            num[n] = '\0';
+            char *end;
+            double q = strtod(num, &end);
+            return n && !*end && q >= 0 && q <= 1 ? q : 0;
+        }
+    }
+    return 1;
+}
+
+enum metrics_format metrics_negotiate(const char *accept, size_t len)
+{
+    double q_om = -1, q_text = -1, q_any = -1;
+    for (size_t i = 0; i < len;) {
+        size_t n = 0;
+        while (i + n < len && accept[i + n] != ',')
+            n++;
+        const char *m = accept + i;
+        size_t k = 0;
+        while (k < n && m[k] == ' ')
+            k++;
+        m += k;
+        size_t mlen = n - k, tlen = 0;
+        while (tlen < mlen && m[tlen] != ';' && m[tlen] != ' ')
+            tlen++;
+        double q = media_q(m + tlen, mlen - tlen);
+#define IS(lit) (tlen == sizeof lit - 1 && strncasecmp(m, lit, tlen) == 0)
+        if (IS("application/openmetrics-text") && q > q_om)
+            q_om = q;
+        else if (IS("text/plain") && q > q_text)
+            q_text = q;
+        else if ((IS("text/*") || IS("*/*")) && q > q_any)
+            q_any = q;
+#undef IS
+        i += n + 1;
+    }
+    if (q_text < 0)
+        q_text = q_any;
+    return q_om > 0 && q_om >= q_text ? METRICS_OPENMETRICS : METRICS_TEXT;
 }
 
 static void drop(struct metrics_server *s, struct client *c)
@@ -138,14 +238,31 @@ static void drop(struct metrics_server *s, struct client *c)
     c->body = NULL;
 }
 
+/* The value of the request's Accept header, or NULL. */
+static const char *accept_value(const struct client *c, size_t *len)
+{
+    for (const char *p = c->req; (p = strchr(p, '\n')) != NULL;) {
+        p++;
+        if (strncasecmp(p, "accept:", 7) != 0)
+            continue;
+        p += 7;
+        *len = strcspn(p, "\r\n");
+        return p;
+    }
+    return NULL;
+}
+
 static void respond(struct metrics_server *s, struct client *c, int code, const char *reason,
                     const char *type, int head_only)
 {
     if (code == 200 && strcmp(type, "metrics") == 0) {
-        c->body = snap_get(s);
+        size_t alen = 0;
+        const char *accept = accept_value(c, &alen);
+        enum metrics_format fmt = accept ? metrics_negotiate(accept, alen) : METRICS_TEXT;
+        c->body = snap_get(s, fmt);
         c->small = c->body ? NULL : "";
         c->body_len = c->body ? c->body->len : 0;
-        type = "text/plain; version=0.0.4; charset=utf-8";
+        type = fmt == METRICS_OPENMETRICS ? METRICS_OPENMETRICS_TYPE : METRICS_TEXT_TYPE;
     } else {
         c->small = code == 200 ? "ok\n" : reason;
         c->body_len = strlen(c->small);
@@ -344,7 +461,9 @@ void metrics_server_stop(struct metrics_server *s)
     if (s->lfd >= 0)
         close(s->lfd);
     s->lfd = -1;
-    snap_put(s, s->cur);
-    s->cur = NULL;
+    for (int k = 0; k < METRICS_FORMATS; k++) {
+        snap_put(s, s->cur[k]);
+        s->cur[k] = NULL;
+    }
     pthread_mutex_destroy(&s->lock);
 }

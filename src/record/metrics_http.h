@@ -1,8 +1,9 @@
 /*
  * metrics_http.h — the tiny HTTP server behind `flinch record --metrics`.
  *
- * Owns: the listening socket (a bare PORT binds 127.0.0.1; any other IPv4
- * address only when given, 0.0.0.0 for all interfaces), the server thread,
+ * Owns: the listening socket (a bare PORT binds 127.0.0.1; any other
+ * address only when given: 0.0.0.0 for all IPv4 interfaces, [::1] for IPv6
+ * loopback, [::] for all, IPv4 too), the server thread,
  * and every limit on clients: at most METRICS_HTTP_MAX_CONN connections at
  * once (more are closed at once), a request of at most
  * METRICS_HTTP_MAX_REQUEST bytes, METRICS_HTTP_REQUEST_MS to send it and
@@ -11,7 +12,9 @@
  * the connection is closed. The thread uses non-blocking sockets and
  * poll(), so a slow or hostile client costs it nothing but a slot.
  *
- * The text served is a snapshot published by the live hub: published
+ * A GET of /metrics is answered in OpenMetrics when its Accept header
+ * prefers it (metrics_negotiate; Prometheus asks for it by default), in the
+ * text format otherwise. The text served is a snapshot published by the live hub: published
  * under a short lock as a reference-counted buffer, so serving never waits
  * on the writer nor the writer on a client.
  */
@@ -20,6 +23,8 @@
 
 #include <pthread.h>
 #include <stddef.h>
+
+#include "metrics_format.h"
 
 #define METRICS_HTTP_MAX_CONN 8
 #define METRICS_HTTP_MAX_REQUEST 4096
@@ -33,19 +38,24 @@ struct metrics_server {
     int stop_pipe[2];
     pthread_t thread;
     int running;
-    char bound[64];                  /* "127.0.0.1:9400" */
+    char bound[64];                  /* "127.0.0.1:9400", "[::1]:9400" */
     pthread_mutex_t lock;            /* guards cur */
-    struct metrics_snap *cur;
+    struct metrics_snap *cur[METRICS_FORMATS];
     long long served, refused;       /* server thread only */
 };
 
-/* Parses [ADDR:]PORT, binds and listens (before the recording starts, so
+/* Parses [ADDR:]PORT or [IPV6]:PORT, binds and listens (before the recording starts, so
  * a busy port is a usage error). 0, or -1 after one error line. */
 int metrics_server_open(struct metrics_server *s, const char *spec);
 /* Starts the thread. 0, or -1 after one error line. */
 int metrics_server_start(struct metrics_server *s);
-/* Replaces the text served (copied). */
-void metrics_server_publish(struct metrics_server *s, const char *text, size_t len);
+/* Replaces the text served in format fmt (copied). */
+void metrics_server_publish(struct metrics_server *s, enum metrics_format fmt, const char *text,
+                            size_t len);
+/* The format an Accept header value asks for: OpenMetrics when it names
+ * application/openmetrics-text with a q at least that of text/plain (or of
+ * the wildcard that covers it); otherwise the text format. */
+enum metrics_format metrics_negotiate(const char *accept, size_t len);
 /* Stops the thread, closes every socket, frees the snapshot. */
 void metrics_server_stop(struct metrics_server *s);
 

@@ -168,12 +168,32 @@ void metrics_escape_label(char *out, size_t cap, const char *value)
         out[n < cap ? n : cap - 1] = '\0';
 }
 
-static void head(FILE *f, const char *name, const char *type, const char *help)
+/* A family's HELP and TYPE lines. OpenMetrics names a counter's family
+ * without its _total, says the unit of a name that ends in one, and has
+ * an info type for flinch_build_info. */
+static void head(FILE *f, int om, const char *name, const char *type, const char *help)
 {
-    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+    if (!om) {
+        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+        return;
+    }
+    static const char *const units[] = { "watts", "joules", "seconds", "hertz", "ratio" };
+    size_t n = strlen(name);
+    if (strcmp(type, "counter") == 0 && n > 6 && strcmp(name + n - 6, "_total") == 0)
+        n -= 6;
+    if (strcmp(name, "flinch_build_info") == 0) {
+        n -= 5;
+        type = "info";
+    }
+    fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)n, name, help, (int)n, name, type);
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        size_t ul = strlen(units[u]);
+        if (n > ul + 1 && name[n - ul - 1] == '_' && strncmp(name + n - ul, units[u], ul) == 0)
+            fprintf(f, "# UNIT %.*s %s\n", (int)n, name, units[u]);
+    }
 }
 
-static void gpu_series(FILE *f, const struct metrics_state *s, const char *name,
+static void gpu_series(FILE *f, int om, const struct metrics_state *s, const char *name,
                        const char *type, const char *help, size_t offset, double scale)
 {
     int any = 0;
@@ -183,16 +203,16 @@ static void gpu_series(FILE *f, const struct metrics_state *s, const char *name,
         if (isnan(v))
             continue;
         if (!any++)
-            head(f, name, type, help);
+            head(f, om, name, type, help);
         char uuid[2 * METRICS_UUID_MAX];
         metrics_escape_label(uuid, sizeof uuid, g->uuid);
         fprintf(f, "%s{gpu=\"%d\",uuid=\"%s\"} %.17g\n", name, g->index, uuid, v * scale);
     }
 }
 
-static void counter(FILE *f, const char *name, const char *help, long long v)
+static void counter(FILE *f, int om, const char *name, const char *help, long long v)
 {
-    head(f, name, "counter", help);
+    head(f, om, name, "counter", help);
     fprintf(f, "%s %lld\n", name, v);
 }
 
@@ -200,9 +220,9 @@ static void counter(FILE *f, const char *name, const char *help, long long v)
  * ranges (label `range`: each name given a series, then "other" once used). */
 struct series_ref { const char *label; char value[2 * METRICS_NAME_MAX]; const struct metrics_window *m; };
 
-static void window_series(FILE *f, const struct series_ref *ref, int n)
+static void window_series(FILE *f, int om, const struct series_ref *ref, int n)
 {
-    head(f, "flinch_window_duration_seconds", "histogram",
+    head(f, om, "flinch_window_duration_seconds", "histogram",
          "Duration of finished windows (MARK to MARK), by window definition or range name.");
     for (int i = 0; i < n; i++) {
         const struct metrics_window *m = ref[i].m;
@@ -231,12 +251,12 @@ static void window_series(FILE *f, const struct series_ref *ref, int n)
           offsetof(struct metrics_window, waiting_s) },
     };
     for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++) {
-        head(f, sums[k].name, "counter", sums[k].help);
+        head(f, om, sums[k].name, "counter", sums[k].help);
         for (int i = 0; i < n; i++)
             fprintf(f, "%s{%s=\"%s\"} %.17g\n", sums[k].name, ref[i].label, ref[i].value,
                     *(const double *)((const char *)ref[i].m + sums[k].off));
     }
-    head(f, "flinch_windows_total", "counter",
+    head(f, om, "flinch_windows_total", "counter",
          "Finished windows, by window definition or range name, and verdict.");
     for (int i = 0; i < n; i++)
         for (int v = 0; v < VERDICT_COUNT; v++)
@@ -263,8 +283,9 @@ static int window_refs(const struct metrics_state *s, struct series_ref **out)
     return n;
 }
 
-char *metrics_render(const struct metrics_state *s, size_t *len)
+char *metrics_render(const struct metrics_state *s, enum metrics_format fmt, size_t *len)
 {
+    int om = fmt == METRICS_OPENMETRICS;
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
@@ -273,37 +294,39 @@ char *metrics_render(const struct metrics_state *s, size_t *len)
     char host[2 * sizeof s->host], version[2 * sizeof s->version];
     metrics_escape_label(host, sizeof host, s->host);
     metrics_escape_label(version, sizeof version, s->version);
-    head(f, "flinch_build_info", "gauge", "flinch version and host; always 1.");
+    head(f, om, "flinch_build_info", "gauge", "flinch version and host; always 1.");
     fprintf(f, "flinch_build_info{version=\"%s\",host=\"%s\"} 1\n", version, host);
-    gpu_series(f, s, "flinch_gpu_power_watts", "gauge",
+    gpu_series(f, om, s, "flinch_gpu_power_watts", "gauge",
                "GPU power draw as NVML reports it (gpu_power_W; a 1 s average on Ampere and later).",
                offsetof(struct metrics_gpu, power_w), 1);
-    gpu_series(f, s, "flinch_gpu_power_instant_watts", "gauge",
+    gpu_series(f, om, s, "flinch_gpu_power_instant_watts", "gauge",
                "Instantaneous GPU power (gpu_power_instant_W).",
                offsetof(struct metrics_gpu, power_instant_w), 1);
-    gpu_series(f, s, "flinch_gpu_utilization_ratio", "gauge",
+    gpu_series(f, om, s, "flinch_gpu_utilization_ratio", "gauge",
                "Share of the last sample period a kernel ran on the GPU (gpu_util_pct / 100).",
                offsetof(struct metrics_gpu, util_pct), 0.01);
-    gpu_series(f, s, "flinch_gpu_sm_clock_hertz", "gauge", "SM clock.",
+    gpu_series(f, om, s, "flinch_gpu_sm_clock_hertz", "gauge", "SM clock.",
                offsetof(struct metrics_gpu, sm_clock_mhz), 1e6);
-    gpu_series(f, s, "flinch_gpu_energy_joules_total", "counter",
+    gpu_series(f, om, s, "flinch_gpu_energy_joules_total", "counter",
                "GPU energy counter since the driver loaded (gpu_energy_mJ / 1000).",
                offsetof(struct metrics_gpu, energy_mj), 1e-3);
-    counter(f, "flinch_samples_total", "SAMPLE rows written (one per GPU per tick).", s->samples);
-    counter(f, "flinch_ticks_skipped_total",
+    counter(f, om, "flinch_samples_total", "SAMPLE rows written (one per GPU per tick).", s->samples);
+    counter(f, om, "flinch_ticks_skipped_total",
             "Sampling ticks skipped because the recorder woke too late.", s->ticks_skipped);
-    counter(f, "flinch_marks_received_total", "MARK lines accepted from the marks FIFO.",
+    counter(f, om, "flinch_marks_received_total", "MARK lines accepted from the marks FIFO.",
             s->marks_received);
-    counter(f, "flinch_marks_rejected_total", "MARK lines refused (malformed or too long).",
+    counter(f, om, "flinch_marks_rejected_total", "MARK lines refused (malformed or too long).",
             s->marks_rejected);
-    counter(f, "flinch_live_rows_dropped_total",
+    counter(f, om, "flinch_live_rows_dropped_total",
             "Trace rows the live analysis could not keep up with (window metrics may miss them).",
             s->live_rows_dropped);
     struct series_ref *ref;
     int nref = window_refs(s, &ref);
     if (nref)
-        window_series(f, ref, nref);
+        window_series(f, om, ref, nref);
     free(ref);
+    if (om)
+        fputs("# EOF\n", f);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

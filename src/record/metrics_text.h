@@ -1,11 +1,11 @@
 /*
- * metrics_text.h — what `flinch record --metrics` exposes, and the
- * Prometheus text exposition format (version 0.0.4) it is written in.
+ * metrics_text.h — what `flinch record --metrics` exposes, and the formats
+ * it is written in: the Prometheus text format 0.0.4 and OpenMetrics 1.0.0.
  *
  * Owns: the metric state (plain values, updated only by the live hub's
  * thread from the rows it reads), the metric names, units, types and HELP
- * text, label escaping, and rendering the whole state as one text. Label
- * values come from the configuration (window names, GPU index and UUID,
+ * text, label escaping, and rendering the whole state as one text in
+ * either format. Label values come from the configuration (window names, GPU index and UUID,
  * version, host name) and, for the per-range metrics, from range names:
  * the first METRICS_RANGES_DEFAULT (--metrics-ranges N) distinct names
  * each get a `range` label value, every later one is counted under
@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "metrics_format.h"
 
 #define METRICS_MAX_GPUS 64
 #define METRICS_MAX_WINDOWS 16
@@ -98,6 +99,6 @@ void metrics_escape_label(char *out, size_t cap, const char *value);
 
 /* The whole exposition, malloc'd (*len bytes, NUL-terminated). NULL when
  * out of memory. */
-char *metrics_render(const struct metrics_state *s, size_t *len);
+char *metrics_render(const struct metrics_state *s, enum metrics_format fmt, size_t *len);
 
 #endif
