@@ -8,9 +8,9 @@
 #   python3-pandas - reads flinch traces as a data-frame user would (record_quoting)
 #   DuckDB    - npm @duckdb/node-api, into build-deps/duckdb (ignored by git), when
 #               npm is there: reads a long trace with its CSV sniffer (record_quoting)
-#   prometheus - a real Prometheus server and promtool for tests/e2e/prometheus*.sh
-#                and metrics_formats.sh
-#               and metrics.sh (record --metrics scraped and queried on 127.0.0.1)
+#   prometheus - a real Prometheus server and promtool for tests/e2e/prometheus*.sh,
+#               metrics_formats.sh (OpenMetrics over ::1) and metrics.sh (record
+#               --metrics scraped and queried on 127.0.0.1)
 root=$(cd "$(dirname "$0")/.." && pwd)
 if command -v npm >/dev/null 2>&1 && [ ! -d "$root/build-deps/duckdb/node_modules/@duckdb/node-api" ]; then
   mkdir -p "$root/build-deps/duckdb"
