@@ -32,6 +32,7 @@ static const char *const func_names[SIM_FN_N] = {
     "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetComputeMode", "nvmlDeviceGetMigMode",
     "nvmlDeviceGetComputeRunningProcesses",
     "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleGet", "nvmlGpmMetricsGet",
+    "nvmlDeviceGetProcessUtilization",
 };
 
 int sim_func_lookup(const char *name)
@@ -181,6 +182,8 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         { "occupancy", 100, offsetof(struct sim_reading, sm_occupancy_pct), 1 },
         { "tensor", 100, offsetof(struct sim_reading, tensor_pct), 1 },
         { "dram_bw", 100, offsetof(struct sim_reading, dram_bw_pct), 1 },
+        { "proc_child", 100, offsetof(struct sim_reading, proc_child_pct), 0 },
+        { "proc_other", 100, offsetof(struct sim_reading, proc_other_pct), 0 },
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strlen(keys[i].key) != klen || strncmp(kv, keys[i].key, klen) != 0)
@@ -195,7 +198,7 @@ static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
         return 0;
     }
     return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate, "
-                "pcie_tx, pcie_rx, compute, sm_active, occupancy, tensor, dram_bw)",
+                "pcie_tx, pcie_rx, compute, sm_active, occupancy, tensor, dram_bw, proc_child, proc_other)",
                 (int)klen, kv);
 }
 
@@ -460,6 +463,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         { "gpm_refresh_ms", 0, 3600000 },
         { "pcie_counter_bits", 32, 64 }, { "pcie_base_bytes", 0, 4000000000000000000LL },
         { "pcie_reset_ms", 0, 1000000000000LL },
+        { "proc_util_period_us", 1000, 10000000 },
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         if (strcmp(d, ints[i].name) != 0)
@@ -484,7 +488,8 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
             sc->pcie_bits = (int)n;
             break;
         case 10: sc->pcie_base_bytes = (unsigned long long)n; break;
-        default: sc->pcie_reset_ms = n; break;
+        case 11: sc->pcie_reset_ms = n; break;
+        default: sc->proc_util_period_ns = n * 1000; break;
         }
         return 0;
     }
@@ -504,7 +509,8 @@ static int init_defaults(struct sim_scenario *sc)
     sc->gpm_refresh_ms = 100;
     sc->pcie_bits = 64;
     sc->pcie_reset_ms = -1;
-    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0, 0, 0, 0, -1, -1, -1, -1 };
+    const struct sim_reading idle = { 60.0, 0, 0, 345, 35, 512, 0x1, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0 };
+    sc->proc_util_period_ns = 166667000LL;  /* NVML: between 1/6 s and 1 s */
     for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
         sc->lost_after[g] = -1;
         struct sim_timeline *tl = &sc->gpu[g];

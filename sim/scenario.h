@@ -30,7 +30,7 @@ enum sim_func {
     SIM_FN_LIMIT, SIM_FN_EVENT_REASONS, SIM_FN_THROTTLE_REASONS, SIM_FN_TEMP_V,
     SIM_FN_PSTATE, SIM_FN_UUID, SIM_FN_PCI, SIM_FN_PERSISTENCE, SIM_FN_COMPUTE_MODE,
     SIM_FN_MIG_MODE, SIM_FN_PROCS, SIM_FN_GPM_SUPPORT, SIM_FN_GPM_SAMPLE, SIM_FN_GPM_METRICS,
-    SIM_FN_N
+    SIM_FN_PROC_UTIL, SIM_FN_N
 };
 
 struct sim_reading {
@@ -42,6 +42,7 @@ struct sim_reading {
     unsigned compute;           /* who has a compute context: SIM_COMPUTE_* bits */
     /* GPM activity in percent (sim_gpm.c); -1: derived from util / mem_util */
     int sm_active_pct, sm_occupancy_pct, tensor_pct, dram_bw_pct;
+    unsigned proc_child_pct, proc_other_pct; /* SM % of the recorder's descendants / the tenant */
 };
 
 /* `at T compute=none|child|tenant|child+tenant` (sim_compute.c). */
@@ -141,6 +142,7 @@ struct sim_scenario {
     struct sim_stall stalls[SIM_MAX_FAULTS];
     size_t n_stalls;
     struct sim_timeline gpu[SIM_MAX_GPUS];
+    long long proc_util_period_ns; /* per-process samples: one per period (sim_proc_util.c) */
 };
 
 /* The built-in scenario: sim/scenarios/demo.scn, byte for byte. */
@@ -173,6 +175,10 @@ double timeline_average_power_w(const struct sim_scenario *sc, unsigned gpu,
 typedef long long (*step_amount_fn)(const struct sim_reading *r, long long ns, const void *arg);
 long long timeline_amount_to(const struct sim_scenario *sc, unsigned gpu, step_amount_fn amount,
                              const void *arg, long long t_ns);
+/* The time-weighted mean over [a, b] of the unsigned reading at byte offset
+ * field_off of struct sim_reading (b <= a: the reading at a). */
+double timeline_mean_uint(const struct sim_scenario *sc, unsigned gpu, long long a, long long b,
+                          size_t field_off);
 /* The first instant after t_ns (>= 0 or not) at which GPU gpu's reading
  * changes; INT64_MAX when it never does. */
 long long timeline_next_change_ns(const struct sim_scenario *sc, unsigned gpu, long long t_ns);

@@ -19,6 +19,7 @@
 #include "scenario.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -175,23 +176,23 @@ double sensor_average_w(const struct sim_scenario *sc, unsigned gpu, long long t
                                                           s->average_period_ns));
 }
 
-/* Mean utilization over [a, b], walking the steps (a util period spans a
- * handful of them). */
-static void mean_util(const struct sim_scenario *sc, unsigned gpu, long long a, long long b,
-                      double *gpu_pct, double *mem_pct)
+/* Mean of the unsigned reading at field_off over [a, b], walking the steps
+ * (a sensor period spans a handful of them). */
+double timeline_mean_uint(const struct sim_scenario *sc, unsigned gpu, long long a, long long b,
+                          size_t field_off)
 {
-    double g = 0, m = 0;
+    double sum = 0;
+    if (b <= a)
+        return *(const unsigned *)((const char *)timeline_reading_at(sc, gpu, a) + field_off);
     for (long long t = a; t < b;) {
         long long next = timeline_next_change_ns(sc, gpu, t);
         if (next > b || next <= t)
             next = b;
         const struct sim_reading *r = timeline_reading_at(sc, gpu, t);
-        g += r->util_pct * (double)(next - t);
-        m += r->mem_util_pct * (double)(next - t);
+        sum += *(const unsigned *)((const char *)r + field_off) * (double)(next - t);
         t = next;
     }
-    *gpu_pct = g / (double)(b - a);
-    *mem_pct = m / (double)(b - a);
+    return sum / (double)(b - a);
 }
 
 void sensor_util(const struct sim_scenario *sc, unsigned gpu, long long t_ns,
@@ -205,8 +206,8 @@ void sensor_util(const struct sim_scenario *sc, unsigned gpu, long long t_ns,
         return;
     }
     long long r = last_refresh(t_ns, s->util_phase_ns, s->util_period_ns);
-    double g, m;
-    mean_util(sc, gpu, r - s->util_period_ns, r, &g, &m);
-    *gpu_pct = (unsigned)lround(g);
-    *mem_pct = (unsigned)lround(m);
+    long long a = r - s->util_period_ns;
+    *gpu_pct = (unsigned)lround(timeline_mean_uint(sc, gpu, a, r, offsetof(struct sim_reading, util_pct)));
+    *mem_pct = (unsigned)lround(timeline_mean_uint(sc, gpu, a, r,
+                                                   offsetof(struct sim_reading, mem_util_pct)));
 }

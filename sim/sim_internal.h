@@ -24,6 +24,9 @@ extern pthread_mutex_t sim_lock;
 extern struct sim_scenario sim_scn;
 
 long long sim_now_wall_ns(void);   /* CLOCK_REALTIME, or the virtual clock's */
+/* CLOCK_REALTIME ns of scenario time 0, fixed at nvmlInit: a time-stamped
+ * sample keeps its timestamp from one call to the next. */
+extern long long sim_wall_at_zero_ns;
 unsigned int sim_watts_to_mw(double w);
 
 /* Validates init, handle and out pointer, counts the query against GPU

@@ -38,6 +38,7 @@ static int init_count;              /* nvmlInit minus nvmlShutdown calls */
 struct sim_scenario sim_scn;
 #define scenario sim_scn
 static long long epoch_ns;          /* CLOCK_MONOTONIC ns of scenario time 0 */
+long long sim_wall_at_zero_ns;
 static long long queries[SIM_MAX_GPUS];
 static struct nvmlDevice_st devices[SIM_MAX_GPUS];
 /* Virtual time (FLINCH_SIM_VIRTUAL_TIME=1): the library's clock is vclock,
@@ -154,6 +155,8 @@ static nvmlReturn_t load_state(void)
         vwall_offset_ns = clock_ns(CLOCK_REALTIME) - vclock_ns;
     }
     epoch_ns = have_epoch ? epoch : now_mono_ns();
+    sim_wall_at_zero_ns = epoch_ns + (virtual_time ? vwall_offset_ns
+                                                   : clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
     if (scenario.no_driver) {
         scenario_free(&scenario);
         return NVML_ERROR_DRIVER_NOT_LOADED;

@@ -210,6 +210,17 @@ typedef struct {
     unsigned int isSupportedDevice; /* OUT: 0 on GPUs before Hopper */
 } nvmlGpmSupport_t;
 #define NVML_GPM_SUPPORT_VERSION 1
+/* One process's use of a GPU over one of the driver's sampling periods
+ * (nvmlDeviceGetProcessUtilization; nvml.h's layout: pid, then the 8-byte
+ * timestamp at offset 8). */
+typedef struct nvmlProcessUtilizationSample_st {
+    unsigned int pid;
+    unsigned long long timeStamp;   /* CPU time of the sample, us since 1970 */
+    unsigned int smUtil;            /* % of SM (3D/compute) time */
+    unsigned int memUtil;           /* % of frame-buffer memory time */
+    unsigned int encUtil;
+    unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
 
 /* Entry points, as function-pointer types for dlsym(). */
 typedef nvmlReturn_t (*nvml_init_fn)(void);                 /* nvmlInit_v2, nvmlInit */
@@ -246,6 +257,10 @@ typedef nvmlReturn_t (*nvml_device_procs_v2_fn)(nvmlDevice_t, unsigned int *, nv
     /* nvmlDeviceGetComputeRunningProcesses_v3 (R535+), _v2 */
 typedef nvmlReturn_t (*nvml_device_procs_v1_fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_v1_t *);
     /* nvmlDeviceGetComputeRunningProcesses (the original symbol) */
+typedef nvmlReturn_t (*nvml_device_process_util_fn)(nvmlDevice_t, nvmlProcessUtilizationSample_t *,
+                                                    unsigned int *, unsigned long long);
+    /* nvmlDeviceGetProcessUtilization(device, samples or NULL, in: capacity / out: count,
+       lastSeenTimeStamp): samples newer than lastSeenTimeStamp (us since 1970) */
 
 typedef nvmlReturn_t (*nvml_gpm_support_fn)(nvmlDevice_t, nvmlGpmSupport_t *);
     /* nvmlGpmQueryDeviceSupport */

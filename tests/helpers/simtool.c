@@ -28,6 +28,7 @@
  *   buffer K, 0 or 1, allocated on first use)   gpmmetrics[:VERSION]
  *   (SM, occupancy, tensor, DRAM metrics from buffer 0 to 1, "ID=%.3f" or
  *   "ID=error CODE" each)
+ *   putil[:CAP] putilsize putil0 (nvmlDeviceGetProcessUtilization; see putil_item)
  * A failing call prints "ITEM error CODE STRING"; an absent symbol prints
  * "ITEM missing SYMBOL". The handle of GPU 0 is fetched before the first item
  * that needs one, which counts as a device query on GPU 0.
@@ -225,6 +226,43 @@ static void gpm_item(const char *item)
     }
 }
 
+/* putil[:CAP]: nvmlDeviceGetProcessUtilization with a CAP-sample buffer
+ * (64) and the newest timestamp the previous putil item saw (0 at first,
+ * and after putil0): "putil n=N periods=P step_us=S pids=PID:SM,...", where
+ * step_us is the spacing of the distinct timestamps (0 with one); putilsize:
+ * the NULL-buffer size query. Errors print the code and, for
+ * INSUFFICIENT_SIZE, count=N. */
+static unsigned long long putil_last_seen;
+
+static void putil_item(const char *item, int size_only, unsigned cap)
+{
+    nvml_device_process_util_fn f = (nvml_device_process_util_fn)sym("nvmlDeviceGetProcessUtilization");
+    nvmlProcessUtilizationSample_t s[256];
+    if (missing(item, f != NULL, "nvmlDeviceGetProcessUtilization"))
+        return;
+    unsigned n = cap > 256 ? 256 : cap;
+    nvmlReturn_t rc = f(handle, size_only ? NULL : s, &n, putil_last_seen);
+    if (rc != NVML_SUCCESS) {
+        printf("%s error %d %s count=%u", item, rc, error_string(rc), n);
+        return;
+    }
+    unsigned long long newest = 0, prev = 0, step = 0;
+    unsigned periods = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (s[i].timeStamp != prev) {
+            if (periods++ && !step)
+                step = s[i].timeStamp - prev;
+            prev = s[i].timeStamp;
+        }
+        if (s[i].timeStamp > newest)
+            newest = s[i].timeStamp;
+    }
+    printf("putil n=%u periods=%u step_us=%llu pids=", n, periods, step);
+    for (unsigned i = 0; i < n; i++)
+        printf("%s%u:%u", i ? "," : "", s[i].pid, s[i].smUtil);
+    putil_last_seen = newest;
+}
+
 static void one_item(const char *item)
 {
     if (!have_handle && strncmp(item, "gpu:", 4) && strncmp(item, "handle:", 7) &&
@@ -310,6 +348,13 @@ static void one_item(const char *item)
         v.fieldId = NVML_FI_DEV_POWER_INSTANT;
         if (!missing(item, f != NULL, "nvmlDeviceGetFieldValues") && !failed(item, f(handle, 1, &v)))
             printf("fieldts %lld", v.timestamp - clock_ns(CLOCK_REALTIME) / 1000);
+    } else if (strcmp(item, "putil0") == 0) {
+        putil_last_seen = 0;
+        printf("putil0 ok");
+    } else if (strcmp(item, "putilsize") == 0) {
+        putil_item(item, 1, 0);
+    } else if (strncmp(item, "putil", 5) == 0 && (item[5] == 0 || item[5] == ':')) {
+        putil_item(item, 0, item[5] ? (unsigned)strtoul(item + 6, NULL, 10) : 64);
     } else if (strcmp(item, "null") == 0) {
         nvml_device_uint_fn f = (nvml_device_uint_fn)sym("nvmlDeviceGetPowerUsage");
         if (!missing(item, f != NULL, "nvmlDeviceGetPowerUsage") && !failed(item, f(handle, NULL)))
@@ -457,6 +502,7 @@ int main(int argc, char **argv)
             "nvmlDeviceGetComputeRunningProcesses",
             "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree",
             "nvmlGpmSampleGet", "nvmlGpmMetricsGet",
+            "nvmlDeviceGetProcessUtilization",
             "flinchsim_energy_J", "flinchsim_epoch_ns", "flinchsim_builtin_scenario",
             "flinchsim_vclock_now", "flinchsim_vclock_sleep_until",
         };
