@@ -12,6 +12,7 @@ static const char *const value_names[GV_COUNT] = {
     "power limit", "energy timestamp", "instant-power timestamp", "P-state",
     "power-cap throttle time", "SW thermal throttle time", "HW thermal throttle time",
     "HW power-brake throttle time", "PCIe bytes sent", "PCIe bytes received",
+    "traced processes' SM share", "other processes' SM share", "per-process sample time",
 };
 
 /* The fields asked for every tick, and the reading each fills. */
@@ -62,6 +63,7 @@ nvmlReturn_t gpu_dev_open(const struct nvml_lib *lib, struct gpu_dev *dev, unsig
 void gpu_dev_close(const struct nvml_lib *lib, struct gpu_dev *dev)
 {
     gpm_close(lib, &dev->gpm);
+    gpu_proc_util_free(&dev->proc);
 }
 
 /* Records the outcome of one query. Returns 1 when the GPU is lost. The
@@ -301,6 +303,15 @@ nvmlReturn_t gpu_sample(const struct nvml_lib *lib, struct gpu_dev *dev, struct 
         lost |= gpm_sample(lib, dev->handle, dev->index, &dev->gpm, dev->tick, &r->gpm);
     else
         memset(&r->gpm, 0, sizeof r->gpm);
+    if (!lost && gpu_proc_util_due(&dev->proc, dev->tick)) {
+        struct proc_util_reading pr;
+        lost |= gpu_proc_util_read(lib, &dev->proc, dev->handle, dev->index, &pr);
+        if (pr.ok) {
+            note(lib, dev, r, GV_PROC_SM_PCT, NVML_SUCCESS, pr.proc_pct);
+            note(lib, dev, r, GV_OTHER_SM_PCT, NVML_SUCCESS, pr.other_pct);
+            note(lib, dev, r, GV_PROC_UTIL_TS_US, NVML_SUCCESS, pr.ts_us);
+        }
+    }
     unsigned kept = dev->last.have & (MEDIUM_MASK | SLOW_MASK);
     for (int v = 0; v < GV_COUNT; v++)
         if (kept & (1u << v))

@@ -18,6 +18,9 @@
  *   every SLOW_MS     temperature, memory used, power limit, P-state;
  *   every GPU_GPM_MS  a GPM sample and the metrics since the previous one
  *                     (Hopper and newer; gpu_gpm.h).
+ *   every GPU_PROC_UTIL_MS  per-process SM time (gpu_proc_util.h), with a
+ *                     traced process only; written on the rows of the
+ *                     ticks that read it, never repeated.
  *
  * Both periods are counted in scheduled ticks (round(period / interval),
  * at least 1), from the first tick, which reads everything: which tick reads
@@ -42,6 +45,7 @@
 #include <stdint.h>
 
 #include "gpu_gpm.h"
+#include "gpu_proc_util.h"
 #include "nvml_loader.h"
 
 #define GPU_MEDIUM_MS 50     /* SM clock, reasons */
@@ -67,8 +71,13 @@ enum gpu_value {
     GV_THR_HW_BRAKE_NS,   /* field 253 */
     GV_PCIE_TX_BYTES,     /* field 197: raw, as the driver gives it (may wrap) */
     GV_PCIE_RX_BYTES,     /* field 198 */
+    GV_PROC_SM_PCT,       /* the traced tree's SM %, per-process samples (gpu_proc_util.h) */
+    GV_OTHER_SM_PCT,      /*   every other process's */
+    GV_PROC_UTIL_TS_US,   /*   the newest sample's timestamp, us since 1970 */
     GV_COUNT
 };
+
+_Static_assert(GV_COUNT <= 32, "gpu_reading.have holds one bit per gpu_value");
 
 struct gpu_reading {
     int64_t t_mono_ns;    /* when the first query was issued */
@@ -97,6 +106,7 @@ struct gpu_dev {
     int64_t medium_at, slow_at; /* tick of the last medium / slow read; -1: never */
     struct gpu_reading last;    /* the medium and slow values, repeated between reads */
     struct gpu_gpm gpm;
+    struct gpu_proc_util proc;  /* per-process SM time; off unless the recorder enables it */
 };
 
 /* Opens GPU index; returns its code (NVML_SUCCESS...). interval_ms is the

@@ -70,6 +70,7 @@ int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
     RESOLVE(field_values, "nvmlDeviceGetFieldValues", NULL);
     RESOLVE(temperature_v, "nvmlDeviceGetTemperatureV", NULL);
     RESOLVE(pstate, "nvmlDeviceGetPerformanceState", NULL);
+    RESOLVE(process_util, "nvmlDeviceGetProcessUtilization", NULL);
     RESOLVE(driver_version, "nvmlSystemGetDriverVersion", NULL);
     RESOLVE(nvml_version, "nvmlSystemGetNVMLVersion", NULL);
     RESOLVE(uuid, "nvmlDeviceGetUUID", NULL);
@@ -130,6 +131,7 @@ void nvml_missing_symbols(const struct nvml_lib *lib, char *buf, size_t len)
         { lib->field_values != NULL, "nvmlDeviceGetFieldValues" },
         { lib->temperature_v != NULL, "nvmlDeviceGetTemperatureV" },
         { lib->pstate != NULL, "nvmlDeviceGetPerformanceState" },
+        { lib->process_util != NULL, "nvmlDeviceGetProcessUtilization" },
         { lib->driver_version != NULL, "nvmlSystemGetDriverVersion" },
         { lib->nvml_version != NULL, "nvmlSystemGetNVMLVersion" },
         { lib->uuid != NULL, "nvmlDeviceGetUUID" },

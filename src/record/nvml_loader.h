@@ -38,6 +38,7 @@ struct nvml_lib {
     nvml_device_field_values_fn field_values;
     nvml_device_temperature_v_fn temperature_v; /* CUDA 12.7+; the one left on CUDA 13 */
     nvml_device_pstate_fn pstate;
+    nvml_device_process_util_fn process_util; /* per-process SM use (gpu_proc_util.c) */
     /* identity, read once at start (gpu_identity.c) */
     nvml_system_string_fn driver_version;
     nvml_system_string_fn nvml_version;

@@ -76,6 +76,7 @@ struct recorder {
     struct proc_tree tree;   /* the watched process and its descendants */
     int have_tree, tree_procs;
     int64_t tree_cpu_ns;
+    pid_t tree_pids[PROC_TREE_MAX]; /* the tree's pids, sorted, for gpu_proc_util */
     struct mark_fifo fifo;
     int have_fifo;
     char private_dir[256];
@@ -379,6 +380,9 @@ static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
     if (gpu_has(g, GV_PCIE_TX_BYTES))    trace_row_uint(row, COL_GPU_PCIE_TX_BYTES, g->v[GV_PCIE_TX_BYTES]);
     if (gpu_has(g, GV_PCIE_RX_BYTES))    trace_row_uint(row, COL_GPU_PCIE_RX_BYTES, g->v[GV_PCIE_RX_BYTES]);
     fill_gpm_cells(row, &g->gpm);
+    if (gpu_has(g, GV_PROC_SM_PCT))      trace_row_uint(row, COL_GPU_PROC_SM_PCT, g->v[GV_PROC_SM_PCT]);
+    if (gpu_has(g, GV_OTHER_SM_PCT))     trace_row_uint(row, COL_GPU_OTHER_SM_PCT, g->v[GV_OTHER_SM_PCT]);
+    if (gpu_has(g, GV_PROC_UTIL_TS_US))  trace_row_uint(row, COL_GPU_PROC_UTIL_TS_US, g->v[GV_PROC_UTIL_TS_US]);
 }
 
 /* The power the live status line shows: instantaneous where the GPU has
@@ -392,6 +396,40 @@ static void note_power(struct recorder *r, const struct trace_row *row)
         snprintf(r->last_power, sizeof r->last_power, "%s W (1 s avg)", row->text[COL_GPU_POWER_W]);
     else
         snprintf(r->last_power, sizeof r->last_power, "-");
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Per-process GPU use is told apart by the tree's pids, as this tick's
+ * proc_tree_read found them (the watched process alone without a tree).
+ * Read by the GPU reads (gpu_pool's threads too), written only here,
+ * before they start. */
+static void share_tree_pids(struct recorder *r)
+{
+    int n = 0;
+    if (r->have_tree)
+        for (int i = 0; i < r->tree.nmember && n < PROC_TREE_MAX; i++)
+            r->tree_pids[n++] = r->tree.member[i].pid;
+    else
+        r->tree_pids[n++] = r->proc.pid;
+    qsort(r->tree_pids, (size_t)n, sizeof r->tree_pids[0], cmp_pid);
+    for (int i = 0; i < r->ngpu; i++) {
+        r->gpus[i].proc.tree = r->tree_pids;
+        r->gpus[i].proc.ntree = n;
+    }
+}
+
+/* Per-process GPU use needs a traced process: from the first tick on. */
+static void enable_proc_util(struct recorder *r)
+{
+    for (int i = 0; r->watching && i < r->ngpu; i++)
+        if (gpu_proc_util_enable(&r->nvml, &r->gpus[i].proc, r->gpus[i].index,
+                                 r->o->interval_ms) != 0 && !r->nvml.process_util)
+            break;
 }
 
 /* The thread sampler follows the tree this watcher finds (one tree
@@ -435,6 +473,7 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
             proc_tree_read(&r->tree, mono_ns(), &r->tree_cpu_ns, &r->tree_procs);
         if (r->have_tree && r->threads)
             feed_thread_sampler(r);
+        share_tree_pids(r);
     }
     for (int i = 0; i < r->ngpu; i++)
         r->gpus[i].tick = tick;
@@ -521,6 +560,8 @@ static void auto_join(struct recorder *r, unsigned g, pid_t pid, unsigned nvml_p
     fprintf(stderr, "%s: --gpu auto: recording GPU %u from now on (pid %d has a compute "
             "context there)\n", diag_prog(), g, (int)pid);
     r->ngpu++;
+    if (r->watching)
+        gpu_proc_util_enable(&r->nvml, &d->proc, g, r->o->interval_ms);
     gpu_pool_stop(&r->pool);
 }
 
@@ -769,6 +810,7 @@ int recorder_run(const struct record_opts *o)
         r->threads = thread_sampler_start(o->out, r->proc.pid, o->threads_ms, NULL);
     if (r->watching)
         r->have_cgroup = cgroup_cpu_open(&r->cgroup, r->proc.pid, o->cgroup_root) == 0;
+    enable_proc_util(r);
     r->show_status = !o->quiet && isatty(STDERR_FILENO);
     r->start_ns = mono_ns();
     write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */

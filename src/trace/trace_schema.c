@@ -19,6 +19,7 @@ const char *const trace_column_names[COL_COUNT] = {
     "gpu_pcie_tx_bytes", "gpu_pcie_rx_bytes",
     "gpu_sm_active_pct", "gpu_sm_occupancy_pct", "gpu_tensor_active_pct", "gpu_dram_bw_pct",
     "gpu_gpm_span_ns",
+    "gpu_proc_sm_pct", "gpu_other_sm_pct", "gpu_proc_util_ts_us",
 };
 
 void trace_rapl_column_name(const char *domain, char *buf, size_t cap)
@@ -71,4 +72,7 @@ const struct trace_column_range trace_column_ranges[COL_COUNT] = {
     [COL_GPU_TENSOR_ACTIVE_PCT] = { 0, 100 },
     [COL_GPU_DRAM_BW_PCT] = { 0, 100 },
     [COL_GPU_GPM_SPAN_NS] = { 0, (double)TRACE_NS_MAX },
+    [COL_GPU_PROC_SM_PCT] = { 0, 100 },
+    [COL_GPU_OTHER_SM_PCT] = { 0, 100 },
+    [COL_GPU_PROC_UTIL_TS_US] = { 0, TRACE_COUNTER_MAX },
 };

@@ -65,6 +65,9 @@ enum trace_column {
     COL_GPU_TENSOR_ACTIVE_PCT, /* GPM: tensor pipes busy, same span */
     COL_GPU_DRAM_BW_PCT,      /* GPM: DRAM bandwidth vs the peak, same span */
     COL_GPU_GPM_SPAN_NS,      /* GPM: the span those four cover, ending at this row */
+    COL_GPU_PROC_SM_PCT,      /* SM % of the traced process tree (per-process samples, ~1 s) */
+    COL_GPU_OTHER_SM_PCT,     /* SM % of every other process on the GPU */
+    COL_GPU_PROC_UTIL_TS_US,  /* the newest per-process sample's driver timestamp, us since 1970 */
     COL_COUNT
 };
 

@@ -41,7 +41,7 @@ rm -f legacy.csv
 FLINCH_SIM_SCENARIO=two.scn "$FLINCH" record --out legacy.csv --nvml-lib "$LEGACY" --no-rapl -q --seconds 0.1 2>/dev/null
 expect_eq "legacy library: the missing entry points listed" \
   "$("$TC" --events legacy.csv | cut -d' ' -f2- | grep '^flinch_host' | sed 's/.*missing=//')" \
-  "nvmlDeviceGetTotalEnergyConsumption;nvmlDeviceGetFieldValues;nvmlDeviceGetTemperatureV;nvmlDeviceGetMigMode;nvmlGpm*"
+  "nvmlDeviceGetTotalEnergyConsumption;nvmlDeviceGetFieldValues;nvmlDeviceGetTemperatureV;nvmlDeviceGetProcessUtilization;nvmlDeviceGetMigMode;nvmlGpm*"
 expect_eq "legacy library: MIG mode unknown, fields by function" \
   "$("$TC" --events legacy.csv | cut -d' ' -f2- | grep -o 'mig=[a-z]*\|unsupported=[0-9;]* energy=[a-z]* power_W=[a-z]*')" \
   "mig=unknown
