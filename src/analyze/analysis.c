@@ -199,6 +199,10 @@ static int on_sample(struct ctx *c, const struct trace_row *r)
         };
         pcie_add(c, g, r, v);
         est_add(&g->est, r->t_mono_ns, r->v[COL_GPU_ENERGY_MJ]);
+        if (proc_share_add(&g->procs, r) != 0) {
+            diag_error("out of memory");
+            return EXIT_RUNTIME;
+        }
         double sv[SENSOR_N] = { r->v[COL_GPU_ENERGY_MJ], v[QG_INSTANT], v[QG_AVERAGE], v[QG_UTIL] };
         cadence_add(g->cadence, r->t_mono_ns, sv);
         faults_add(&g->faults, r->t_mono_ns, sv, isnan(v[QG_INSTANT]) ? v[QG_AVERAGE] : v[QG_INSTANT],

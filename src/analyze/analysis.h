@@ -134,6 +134,12 @@ struct window_gpu {
     struct breakdown bd;         /* busy (compute) / idle (host-cpu, waiting) in time */
     struct gpm_evidence gpm;     /* SM activity etc. from GPM spans (gpm_evidence.h) */
     struct pcie_traffic pcie;    /* host<->GPU bytes (pcie_window.h) */
+    /* Whose SM time it was (proc_share.h): the per-process readings
+     * overlapping the window, weighted by overlap; NAN when none. */
+    double proc_sm_pct, other_sm_pct;
+    int proc_readings;
+    int64_t proc_t0_ns, proc_t1_ns;  /* the span those readings cover */
+    double proc_cover;               /* fraction of the window they cover */
 };
 
 struct window {

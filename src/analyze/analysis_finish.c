@@ -191,8 +191,16 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
     pcie_window_copies(c->opt, w);
     window_tape_free(w->tape);
     w->tape = NULL;
+    for (int i = 0; i < w->ngpu; i++) {
+        const struct proc_share_log *log = NULL;
+        for (int s = 0; s < c->ngpu; s++)
+            if (c->gpu[s].id == w->gpu[i].gpu)
+                log = &c->gpu[s].procs;
+        proc_share_window(log, w->t_start_ns, w->t_end_ns, &w->gpu[i]);
+    }
     verdict_window(c->opt, w);
     gpm_evidence_append(w);
+    proc_share_verdict(w);
     if (c->proc_exit_ns <= w->t_end_ns) {
         size_t len = strlen(w->evidence);
         snprintf(w->evidence + len, sizeof w->evidence - len, "; the traced process had exited %s",
@@ -294,6 +302,7 @@ void free_ctx(struct ctx *c)
         free(c->gpu[s].gaps.idx);
         free(c->gpu[s].gaps.gap);
         tape_free(&c->gpu[s].tape);
+        proc_share_free(&c->gpu[s].procs);
     }
     tape_free(&c->host_tape);
     free(c->thread_names);

@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "partial_hold.h"
 #include "pcie_counter.h"
+#include "proc_share.h"
 #include "energy_estimator.h"
 #include "labels_seen.h"
 #include "trace_limits.h"
@@ -56,6 +57,7 @@ struct gpu_stream {
     float last_util, last_clock;
     signed char last_idle_bit;
     unsigned idle_bit_seen;            /* bit 0: GpuIdle seen clear, bit 1: seen set (both: the flag is live) */
+    struct proc_share_log procs;       /* per-process readings (proc_share.h) */
 };
 
 #define THREAD_NAMES_MAX 256

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "breakdown.h"
+#include "proc_share.h"
 #include "report.h"
 
 #define APPROX "\xe2\x89\x88"   /* the original's "≈" */
@@ -234,6 +235,9 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
         fprintf(out, "\n");
         text_fault(out, a, g, name);
         report_gpm_text(out, w, g);
+        char share[256];
+        if (*proc_share_text(g, share, sizeof share))
+            fprintf(out, "    %s processes: %s\n", name, share);
         if (w->ngpu > 1)
             text_breakdown(out, "    ", &g->bd, w->duration_s);
     }

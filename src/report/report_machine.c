@@ -99,6 +99,8 @@ void report_csv(FILE *out, const struct analysis *a)
         gpu_columns(out, a, report_gpm_csv_cols, REPORT_GPM_CSV_COLS);
     fputs(report_pcie_csv_cols, out);
     report_ident_csv_header(out, a);
+    static const char *const proc_cols[] = { "proc_sm_pct", "other_sm_pct" };
+    gpu_columns(out, a, proc_cols, sizeof proc_cols / sizeof proc_cols[0]);
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -158,6 +160,10 @@ void report_csv(FILE *out, const struct analysis *a)
             report_gpm_csv(out, &w->gpu[k]);
         report_pcie_csv(out, w);
         report_ident_csv_row(out, a);
+        for (int k = 0; k < w->ngpu; k++) {
+            csv_num(out, "%.2f", w->gpu[k].proc_sm_pct);
+            csv_num(out, "%.2f", w->gpu[k].other_sm_pct);
+        }
         fputc('\n', out);
     }
 }
@@ -318,6 +324,12 @@ void report_json(FILE *out, const struct analysis *a)
             json_breakdown(out, &g->bd);
             report_gpm_json(out, a, g);
             report_pcie_json(out, &g->pcie, w->duration_s);
+            json_num(out, "proc_sm_pct", "%.3f", g->proc_sm_pct);
+            json_num(out, "other_sm_pct", "%.3f", g->other_sm_pct);
+            fprintf(out, ",\"proc_readings\":%d", g->proc_readings);
+            json_num(out, "proc_span_s", "%.6f",
+                     g->proc_readings ? (double)(g->proc_t1_ns - g->proc_t0_ns) / 1e9 : NAN);
+            json_num(out, "proc_cover", "%.4f", g->proc_readings ? g->proc_cover : NAN);
             fputc('}', out);
         }
         fputs("]}", out);

@@ -1,0 +1,128 @@
+# proc_util.sh — whose GPU time it was (issue 13, part 4): the simulated
+# nvmlDeviceGetProcessUtilization and its lastSeen protocol, the recorder's
+# gpu_proc_sm_pct / gpu_other_sm_pct / gpu_proc_util_ts_us columns with a
+# traced command (a shared GPU, a job alone), the refusals (NOT_SUPPORTED,
+# NO_PERMISSION, a library without the function) and what analyze makes of
+# the readings.
+. "$ROOT/tests/lib.sh"
+LEGACY="$BUILD/sim-legacy/libnvidia-ml.so.1"
+S="$HELPERS/simtool"
+
+# --- the simulator: samples, sizes and lastSeen ---------------------------
+# Samples every 1/6 s (166667 us) at scenario time k * P; each the mean over
+# the period before it: (500, 666.7] ms is 100 ms at 60% and 66.7 ms at 30%
+# = 48%. No descendants of simtool: only the tenant (pid 1) has samples.
+printf 'at 0 util=0\nat 500 util=80 proc_child=20 proc_other=60\nat 600 proc_other=30\n' > p.scn
+out=$(FLINCH_SIM_SCENARIO=p.scn "$S" query --at 1200 procsize procs:2 procs procs sleep:200 procs procs0 procs)
+expect_eq "sim: sizes, samples newer than lastSeen only, NOT_FOUND when none" "$out" \
+"handle:0 ok
+procsize error 7 Insufficient Size count=4
+procs:2 error 7 Insufficient Size count=4
+procs n=4 periods=4 step_us=166667 pids=1:48,1:30,1:30,1:30
+procs error 6 Not Found count=0
+sleep:200
+procs n=1 periods=1 step_us=0 pids=1:30
+procs0 ok
+procs n=5 periods=5 step_us=166667 pids=1:48,1:30,1:30,1:30,1:30"
+printf 'proc_util_period_us 1000000\nproc_other_pid 4242\nat 0 util=50 proc_other=50\n' > slow.scn
+expect_eq "sim: proc_util_period_us and proc_other_pid" \
+  "$(FLINCH_SIM_SCENARIO=slow.scn "$S" query --at 3500 procs)" \
+  "handle:0 ok
+procs n=3 periods=3 step_us=1000000 pids=4242:50,4242:50,4242:50"
+expect_eq "sim: unsupported nvmlDeviceGetProcessUtilization" \
+  "$(printf 'unsupported nvmlDeviceGetProcessUtilization\n' > uns.scn
+     FLINCH_SIM_SCENARIO=uns.scn "$S" query procs)" "handle:0 ok
+procs error 3 Not Supported count=64"
+expect_eq "sim: the legacy library lacks it" "$("$S" --lib "$LEGACY" query procs)" \
+  "handle:0 ok
+procs missing nvmlDeviceGetProcessUtilization"
+
+# --- the recorder ------------------------------------------------------------
+# rec SCENARIO OUT [LIB] -- CMD: 10 ms ticks; stderr in err.txt, calls in stats.txt
+rec() {
+  scn=$1; out=$2; lib=$3; shift 3
+  rm -f "$out" stats.txt
+  FLINCH_SIM_STATS=stats.txt FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record --out "$out" \
+    --nvml-lib "$lib" --no-rapl -q --interval-ms 10 "$@" 2>err.txt
+}
+calls() { awk -v f="$1" '$1 == "gpu" && $2 == 0 && $3 == f { print $4; n = 1 } END { if (!n) print 0 }' stats.txt; }
+# readings FILE: "proc other" of every row that carries a reading, sorted, unique
+readings() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  $3 == "SAMPLE" && $c["gpu_proc_sm_pct"] != "" { print $c["gpu_proc_sm_pct"], $c["gpu_other_sm_pct"] }' "$1" | sort -u; }
+
+# The traced command marks a 500 ms request 1.2 s in (the GPU is the same
+# all along), then lives on so the reading after the window lands.
+cat > job.sh <<'EOF'
+sleep 1.2; echo req_start > "$FLINCH_MARKS"; sleep 0.5; echo req_end > "$FLINCH_MARKS"; sleep 1.4
+EOF
+printf 'at 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' > shared.scn
+rec shared.scn shared.csv "$SIM" -- sh job.sh
+expect_eq "shared GPU: exit 0, no warnings" "$?:$(cat err.txt)" "0:"
+expect_eq "shared GPU: every reading is job 20%, others 60%" "$(readings shared.csv)" "20 60"
+n=$(awk -F, 'NR > 1 && $3 == "SAMPLE" && $(NF-2) != ""' shared.csv | wc -l)
+check "shared GPU: a reading about every second ($n)" test "$n" -ge 2 -a "$n" -le 4
+expect_match "bytes: a reading row ends ',20,60,<driver us>'" '^[0-9]+,[0-9]+,SAMPLE,.*,20,60,1[0-9]{15}$' \
+  "$(awk -F, '$3 == "SAMPLE" && $(NF-2) != ""' shared.csv | head -n 1)"
+expect_eq "bytes: the other sample rows end with three empty cells" \
+  "$(awk -F, '$3 == "SAMPLE" && $(NF-2) == "" { print substr($0, length($0) - 2) }' shared.csv | sort -u)" ",,,"
+# the row's t_wall_ns is taken before the tick's reads: a sample may be
+# newer by as long as those reads took (under 100 ms even on a loaded host)
+ts_ok=$(awk -F, '$3 == "SAMPLE" && $NF != "" { d = $2 / 1000 - $NF; if (d < -100000 || d > 1000000) bad++ } END { print bad + 0 }' shared.csv)
+expect_eq "gpu_proc_util_ts_us is a driver time within the second before its row" "$ts_ok" 0
+# the recorder's rule over the ticks it sampled: the first, then each one
+# 100 or more scheduled ticks after the last read (a skipped tick counts)
+reads=$(csv_col shared.csv tick | awk '$1 != "" && (!n || $1 - at >= 100) { n++; at = $1 } END { print n }')
+expect_eq "one call per read, every 100 ticks at 10 ms" "$(calls nvmlDeviceGetProcessUtilization)" "$reads"
+
+out=$("$FLINCH" analyze shared.csv --start req_start --end req_end 2>&1)
+expect_match "analyze: the split, and over which span it was measured" \
+  '^    gpu 0 processes: SM busy 80%: the traced job 20%, other processes 60% \([0-9]+ per-process readings? over [0-9.]+ s around the window, covering 100% of it\)$' "$out"
+expect_match "analyze: compute that was mostly another tenant's is not the job computing" \
+  '^  verdict=mixed  the GPU computed mostly for other processes \(SM time: the traced job 20%, others 60%\), not for the job; 100% compute' "$out"
+expect_match "analyze: the evidence carries the split" '; sm 80% = job 20% \+ other processes 60%' "$out"
+json=$("$FLINCH" analyze shared.csv --start req_start --end req_end --format json)
+expect_match "analyze json: proc_sm_pct and other_sm_pct" '"proc_sm_pct":20\.000,"other_sm_pct":60\.000,"proc_readings":[1-9]' "$json"
+expect_match "analyze json: verdict mixed" '"verdict":"mixed"' "$json"
+csv=$("$FLINCH" analyze shared.csv --start req_start --end req_end --format csv)
+expect_eq "analyze csv: gpu0_proc_sm_pct, gpu0_other_sm_pct last" \
+  "$(printf '%s\n' "$csv" | awk -F, 'NR == 1 { print $(NF-1), $NF } NR == 2 { print $(NF-1), $NF }')" \
+  "gpu0_proc_sm_pct gpu0_other_sm_pct
+20.00 60.00"
+
+printf 'at 0 power=612 util=80 reasons=0 proc_child=80\n' > alone.scn
+rec alone.scn alone.csv "$SIM" -- sh job.sh
+expect_eq "job alone: every reading is job 80%, others 0%" "$(readings alone.csv)" "80 0"
+out=$("$FLINCH" analyze alone.csv --start req_start --end req_end 2>&1)
+expect_match "job alone: verdict compute, the split in the evidence" \
+  '^  verdict=compute  100% compute .*; sm 80% = job 80% \+ other processes 0%' "$out"
+
+# --- refusals: the columns stay empty, one warning says why ------------------
+refused() { # NAME SCENARIO-LINE LIB WARNING
+  printf '%s\nat 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' "$2" > r.scn
+  rec r.scn r.csv "$3" -- sleep 1.3
+  expect_eq "$1: cells empty" "$(readings r.csv)" ""
+  expect_eq "$1: one warning" "$(cat err.txt)" "flinch record: warning: $4"
+}
+refused "NOT_SUPPORTED" "unsupported nvmlDeviceGetProcessUtilization" "$SIM" \
+  "GPU 0: per-process utilization (nvmlDeviceGetProcessUtilization): Not Supported; gpu_proc_sm_pct and gpu_other_sm_pct stay empty"
+expect_eq "NOT_SUPPORTED: asked once, not again" "$(calls nvmlDeviceGetProcessUtilization)" 1
+refused "NO_PERMISSION" "error 4 nvmlDeviceGetProcessUtilization" "$SIM" \
+  "GPU 0: per-process utilization (nvmlDeviceGetProcessUtilization): Insufficient Permissions; gpu_proc_sm_pct and gpu_other_sm_pct stay empty"
+refused "missing symbol" "" "$LEGACY" \
+  "this NVML has no nvmlDeviceGetProcessUtilization: gpu_proc_sm_pct and gpu_other_sm_pct stay empty (which process used the GPU is unknown)"
+out=$("$FLINCH" analyze r.csv --start begin --end end 2>&1)
+expect_eq "analyze without readings: no processes line" "$(printf '%s\n' "$out" | grep -c 'processes:')" 0
+
+# --- without a traced process: never asked -----------------------------------
+rec shared.scn none.csv "$SIM" --seconds 0.5
+expect_eq "no --pid/CMD: no calls, no cells, no warning" \
+  "$(calls nvmlDeviceGetProcessUtilization):$(readings none.csv):$(cat err.txt)" "0::"
+
+# --- a pid this PID namespace does not show ----------------------------------
+printf 'proc_other_pid 4194303\nat 0 util=60 proc_other=60\n' > ns.scn
+rec ns.scn ns.csv "$SIM" -- sleep 1.3
+expect_match "a pid not in /proc here is named (a container seeing host PIDs)" \
+  'GPU 0: NVML reports pid 4194303, which this PID namespace does not show' "$(cat err.txt)"
+expect_eq "... and counts as another process's" "$(readings ns.csv)" "0 60"
+
+done_testing
