@@ -19,6 +19,10 @@
 # its source, not run: it needs pynvml); the ideal is 1 (one field-values
 # call, the fewest that read the energy counter at all).
 # Target: <= 3 calls per GPU per tick on average.
+#
+# Each recorder runs twice: alone (--seconds) and tracing a command
+# (-- sleep SECONDS), which adds the per-process read
+# (nvmlDeviceGetProcessUtilization, once a second: gpu_proc_util.h).
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
 bench_init "$1"
@@ -33,12 +37,15 @@ echo
 echo "| recorder | interval | ticks sampled | NVML calls / tick | NVML time / s | share of wall time in NVML | target <= 3 calls / tick |"
 echo "|---|---|---|---|---|---|---|"
 
-# run NAME FLINCH INTERVAL: one recording, one table row.
+# run NAME FLINCH INTERVAL [traced]: one recording, one table row.
 run() {
   rm -f "$W/run.csv" "$W/stats.txt"
-  if ! FLINCH_SIM_STATS="$W/stats.txt" FLINCH_SIM_SCENARIO="$W/lat.scn" "$2" record --nvml-lib "$SIM" \
-      --out "$W/run.csv" --interval-ms "$3" --seconds "$secs" --no-rapl -q 2>"$W/err.txt"; then
-    echo "| $1 | $3 ms | record failed: $(head -c 160 "$W/err.txt" | tr '\n|' ' /') ||||"
+  name=$1 fl=$2 iv=$3
+  if [ "${4:-}" = traced ]; then name="$name, tracing -- sleep $secs"; set -- -- sleep "$secs"
+  else set -- --seconds "$secs"; fi
+  if ! FLINCH_SIM_STATS="$W/stats.txt" FLINCH_SIM_SCENARIO="$W/lat.scn" "$fl" record --nvml-lib "$SIM" \
+      --out "$W/run.csv" --interval-ms "$iv" --no-rapl -q "$@" 2>"$W/err.txt"; then
+    echo "| $name | $iv ms | record failed: $(head -c 160 "$W/err.txt" | tr '\n|' ' /') ||||"
     return 1
   fi
   ticks=$(grep -c ',SAMPLE,' "$W/run.csv")
@@ -46,15 +53,17 @@ run() {
   per_tick=$(calc "$calls / $ticks" %.2f)
   ms_per_s=$(calc "$calls * $lat / 1000 / $secs" %.1f)
   share=$(calc "$calls * $lat / 1e4 / $secs" %.1f)
-  echo "| $1 | $3 ms | $ticks | $per_tick | $ms_per_s ms | $share % | $(verdict "$per_tick <= 3") |"
+  echo "| $name | $iv ms | $ticks | $per_tick | $ms_per_s ms | $share % | $(verdict "$per_tick <= 3") |"
 }
 
 failed=0
 for iv in $intervals; do
-  if [ -n "${BENCH_BEFORE:-}" ]; then
-    run "before (${BENCH_BEFORE_LABEL:-$BENCH_BEFORE})" "$BENCH_BEFORE" "$iv" || failed=1
-  fi
-  run "after (this build)" "$FLINCH" "$iv" || failed=1
+  for mode in alone traced; do
+    if [ -n "${BENCH_BEFORE:-}" ]; then
+      run "before (${BENCH_BEFORE_LABEL:-$BENCH_BEFORE})" "$BENCH_BEFORE" "$iv" $mode || failed=1
+    fi
+    run "after (this build)" "$FLINCH" "$iv" $mode || failed=1
+  done
   echo "| original nvml_trace.py (by reading its source) | $iv ms | - | 4 | $(calc "4 * $lat * 1000 / $iv / 1000" %.1f) ms | $(calc "4 * $lat / 10 / $iv" %.1f) % | - |"
   echo "| ideal | $iv ms | - | 1 | $(calc "$lat * 1000 / $iv / 1000" %.1f) ms | $(calc "$lat / 10 / $iv" %.1f) % | - |"
 done
