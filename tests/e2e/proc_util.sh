@@ -38,8 +38,8 @@ expect_eq "sim: the legacy library lacks it" "$("$S" --lib "$LEGACY" query procs
 procs missing nvmlDeviceGetProcessUtilization"
 
 # --- the recorder ------------------------------------------------------------
-# rec SCENARIO OUT [LIB] -- CMD: 10 ms ticks; stderr in err.txt, calls in stats.txt
-rec() {
+# prec SCENARIO OUT [LIB] -- CMD: 10 ms ticks; stderr in err.txt, calls in stats.txt
+prec() {
   scn=$1; out=$2; lib=$3; shift 3
   rm -f "$out" stats.txt
   FLINCH_SIM_STATS=stats.txt FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record --out "$out" \
@@ -56,7 +56,7 @@ cat > job.sh <<'EOF'
 sleep 1.2; echo req_start > "$FLINCH_MARKS"; sleep 0.5; echo req_end > "$FLINCH_MARKS"; sleep 1.4
 EOF
 printf 'at 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' > shared.scn
-rec shared.scn shared.csv "$SIM" -- sh job.sh
+prec shared.scn shared.csv "$SIM" -- sh job.sh
 expect_eq "shared GPU: exit 0, no warnings" "$?:$(cat err.txt)" "0:"
 expect_eq "shared GPU: every reading is job 20%, others 60%" "$(readings shared.csv)" "20 60"
 n=$(awk -F, 'NR > 1 && $3 == "SAMPLE" && $(NF-2) != ""' shared.csv | wc -l)
@@ -90,7 +90,7 @@ expect_eq "analyze csv: gpu0_proc_sm_pct, gpu0_other_sm_pct last" \
 20.00 60.00"
 
 printf 'at 0 power=612 util=80 reasons=0 proc_child=80\n' > alone.scn
-rec alone.scn alone.csv "$SIM" -- sh job.sh
+prec alone.scn alone.csv "$SIM" -- sh job.sh
 expect_eq "job alone: every reading is job 80%, others 0%" "$(readings alone.csv)" "80 0"
 out=$("$FLINCH" analyze alone.csv --start req_start --end req_end 2>&1)
 expect_match "job alone: verdict compute, the split in the evidence" \
@@ -99,7 +99,7 @@ expect_match "job alone: verdict compute, the split in the evidence" \
 # --- refusals: the columns stay empty, one warning says why ------------------
 refused() { # NAME SCENARIO-LINE LIB WARNING
   printf '%s\nat 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' "$2" > r.scn
-  rec r.scn r.csv "$3" -- sleep 1.3
+  prec r.scn r.csv "$3" -- sleep 1.3
   expect_eq "$1: cells empty" "$(readings r.csv)" ""
   expect_eq "$1: one warning" "$(cat err.txt)" "flinch record: warning: $4"
 }
@@ -114,13 +114,13 @@ out=$("$FLINCH" analyze r.csv --start begin --end end 2>&1)
 expect_eq "analyze without readings: no processes line" "$(printf '%s\n' "$out" | grep -c 'processes:')" 0
 
 # --- without a traced process: never asked -----------------------------------
-rec shared.scn none.csv "$SIM" --seconds 0.5
+prec shared.scn none.csv "$SIM" --seconds 0.5
 expect_eq "no --pid/CMD: no calls, no cells, no warning" \
   "$(calls nvmlDeviceGetProcessUtilization):$(readings none.csv):$(cat err.txt)" "0::"
 
 # --- a pid this PID namespace does not show ----------------------------------
 printf 'proc_other_pid 4194303\nat 0 util=60 proc_other=60\n' > ns.scn
-rec ns.scn ns.csv "$SIM" -- sleep 1.3
+prec ns.scn ns.csv "$SIM" -- sleep 1.3
 expect_match "a pid not in /proc here is named (a container seeing host PIDs)" \
   'GPU 0: NVML reports pid 4194303, which this PID namespace does not show' "$(cat err.txt)"
 expect_eq "... and counts as another process's" "$(readings ns.csv)" "0 60"
