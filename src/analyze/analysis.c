@@ -272,7 +272,8 @@ static struct gpu_ident *ident_of(struct analysis *a, const char *label, const c
 
 /* The recorder's identity rows: the host (flinch_host), the width of each
  * GPU's PCIe counters (flinch_fields, pcie_counter.h), whether GPM was
- * recorded and if not why (flinch_gpm), who each GPU is (flinch_gpu) and a
+ * recorded and if not why (flinch_gpm), why per-process use was not
+ * (flinch_proc_util), who each GPU is (flinch_gpu) and a
  * warning when its persistence mode was off (the driver then loads and
  * unloads around each client, and NVML calls can take hundreds of ms:
  * samples come late). */
@@ -288,6 +289,11 @@ static void on_event(struct analysis *a, const struct trace_row *r)
     if (trace_event_is(r->label, EVENT_FIELDS) && (g = ident_of(a, r->label, "gpu")) &&
         trace_event_value(r->label, "pcie_bits", v, sizeof v) == 0)
         g->pcie_bits = strcmp(v, "32") == 0 ? 32 : strcmp(v, "64") == 0 ? 64 : 0;
+    if (trace_event_is(r->label, EVENT_PROC_UTIL) && (g = ident_of(a, r->label, "gpu"))) {
+        /* per-process GPU use not recorded, and why (proc_share.h) */
+        trace_event_value(r->label, "why", g->proc_util_off, sizeof g->proc_util_off);
+        return;
+    }
     if (trace_event_is(r->label, EVENT_GPM) && (g = ident_of(a, r->label, "gpu"))) {
         /* GPM on, or off and why (the last row of the GPU wins) */
         g->gpm_off[0] = g->gpm_detail[0] = '\0';

@@ -212,6 +212,7 @@ struct gpu_ident {
     char gpm_off[24];             /* flinch_gpm status=off: its reason ("" on, or no such row) */
     char gpm_detail[64];          /* ... and its detail */
     int pcie_bits;                /* flinch_fields pcie_bits: 32, 64; 0 unknown */
+    char proc_util_off[64];       /* why per-process use was not recorded (flinch_proc_util), "" */
 };
 #define ANALYSIS_MAX_IDENTS TRACE_MAX_GPUS  /* one limit: trace_limits.h */
 

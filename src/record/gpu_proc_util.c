@@ -1,6 +1,7 @@
 /* gpu_proc_util.c — per-process SM time of one GPU; see gpu_proc_util.h. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 
 #include "clock.h"
 #include "diag.h"
+#include "trace_event.h"
 
 enum { WARN_REFUSED = 1, WARN_TOO_MANY = 2, WARN_UNSEEN = 4, WARN_ERROR = 8 };
 
@@ -18,6 +20,7 @@ int gpu_proc_util_enable(const struct nvml_lib *lib, struct gpu_proc_util *p, un
     memset(p, 0, sizeof *p);
     p->at = -1;
     if (!lib->process_util) {
+        snprintf(p->off_why, sizeof p->off_why, "no nvmlDeviceGetProcessUtilization in this NVML");
         if (!said_missing++)
             diag_warn("this NVML has no nvmlDeviceGetProcessUtilization: gpu_proc_sm_pct and "
                       "gpu_other_sm_pct stay empty (which process used the GPU is unknown)");
@@ -25,6 +28,7 @@ int gpu_proc_util_enable(const struct nvml_lib *lib, struct gpu_proc_util *p, un
     }
     p->buf = calloc(GPU_PROC_SAMPLES_MAX, sizeof *p->buf);
     if (!p->buf) {
+        snprintf(p->off_why, sizeof p->off_why, "out of memory");
         diag_warn("GPU %u: out of memory for per-process samples; gpu_proc_sm_pct and "
                   "gpu_other_sm_pct stay empty", index);
         return -1;
@@ -40,6 +44,14 @@ void gpu_proc_util_free(struct gpu_proc_util *p)
     free(p->buf);
     p->buf = NULL;
     p->on = 0;
+}
+
+int gpu_proc_util_off_label(const struct gpu_proc_util *p, unsigned index, char *buf, size_t len)
+{
+    if (!p->off_why[0] || p->off_written)
+        return 0;
+    snprintf(buf, len, EVENT_PROC_UTIL " gpu=%u why=\"%s\"", index, p->off_why);
+    return 1;
 }
 
 int gpu_proc_util_due(struct gpu_proc_util *p, int64_t tick)
@@ -131,6 +143,11 @@ static void refused(struct gpu_proc_util *p, const struct nvml_lib *lib, unsigne
                     nvmlReturn_t rc)
 {
     p->on = 0;
+    snprintf(p->off_why, sizeof p->off_why, "nvmlDeviceGetProcessUtilization: %s",
+             nvml_strerror(lib, rc));
+    for (char *c = p->off_why; *c; c++)   /* a quoted EVENT value holds no quote */
+        if (*c == '"' || (unsigned char)*c < 0x20)
+            *c = '\'';
     if (!(p->warned & WARN_REFUSED)) {
         p->warned |= WARN_REFUSED;
         diag_warn("GPU %u: per-process utilization (nvmlDeviceGetProcessUtilization): %s; "

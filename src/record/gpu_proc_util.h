@@ -28,6 +28,7 @@
 #ifndef FLINCH_GPU_PROC_UTIL_H
 #define FLINCH_GPU_PROC_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -45,6 +46,8 @@ struct gpu_proc_util {
     int ntree;
     int tree_seen;                 /* a tree pid appeared in a sample */
     unsigned warned;               /* bit per kind of trouble already reported */
+    char off_why[64];              /* set when reading stopped for good: why (for the EVENT row) */
+    int off_written;               /* the recorder wrote that EVENT row */
 };
 
 /* The three readings of one read (valid when ok). */
@@ -53,6 +56,10 @@ struct proc_util_reading {
     unsigned proc_pct, other_pct;  /* 0..100 */
     unsigned long long ts_us;      /* newest sample's timestamp, us since 1970 */
 };
+
+/* The `flinch_proc_util gpu=N why="..."` EVENT label (trace_event.h) once
+ * p->off_why is set and not yet written; 0 when there is none to write. */
+int gpu_proc_util_off_label(const struct gpu_proc_util *p, unsigned index, char *buf, size_t len);
 
 /* Starts reading GPU index's per-process samples every GPU_PROC_UTIL_MS.
  * Returns 0, or -1 (with one warning) when the library lacks the function. */

@@ -638,6 +638,18 @@ static void write_gpm_events(struct recorder *r)
     }
 }
 
+/* Per-process GPU use that stopped for good (or never started: no entry
+ * point) is said in the trace too, once per GPU, for analyze to report. */
+static void note_proc_util_off(struct recorder *r)
+{
+    char label[MARK_LABEL_MAX];
+    for (int i = 0; i < r->ngpu; i++)
+        if (gpu_proc_util_off_label(&r->gpus[i].proc, r->gpus[i].index, label, sizeof label)) {
+            write_event(r, label, 1, r->gpus[i].index, 0);
+            r->gpus[i].proc.off_written = 1;
+        }
+}
+
 /* The schedule. Returns the exit code. */
 static int run_loop(struct recorder *r)
 {
@@ -681,6 +693,7 @@ static int run_loop(struct recorder *r)
         if (ticker_wait(&tk, &tick, &late) != 0)
             continue;
         int lost = sample_tick(r, tick, late);
+        note_proc_util_off(r);
         /* what each GPU's first field-values call answered */
         for (; r->fields_written < r->ngpu; r->fields_written++) {
             char label[MARK_LABEL_MAX + 64];

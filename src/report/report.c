@@ -238,6 +238,11 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
         char share[256];
         if (*proc_share_text(g, share, sizeof share))
             fprintf(out, "    %s processes: %s\n", name, share);
+        else if (a->nhosts <= 1)
+            for (int k = 0; k < a->nidents; k++)
+                if (a->idents[k].id == g->gpu && a->idents[k].proc_util_off[0])
+                    fprintf(out, "    %s processes: not recorded (%s)\n", name,
+                            a->idents[k].proc_util_off);
         if (w->ngpu > 1)
             text_breakdown(out, "    ", &g->bd, w->duration_s);
     }

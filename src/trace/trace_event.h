@@ -17,6 +17,9 @@
 #define EVENT_FIELDS "flinch_fields"
 #define EVENT_CGROUP_CPU "flinch_cgroup_cpu"   /* src/record/cgroup_cpu.h */
 #define EVENT_GPM "flinch_gpm"
+/* `flinch_proc_util gpu=N why="Not Supported"`: per-process GPU use was not
+ * recorded on GPU N (gpu_proc_util.h), and why. */
+#define EVENT_PROC_UTIL "flinch_proc_util"
 
 /* True when LABEL's first word is KIND. */
 int trace_event_is(const char *label, const char *kind);

@@ -97,21 +97,28 @@ expect_match "job alone: verdict compute, the split in the evidence" \
   '^  verdict=compute  100% compute .*; sm 80% = job 80% \+ other processes 0%' "$out"
 
 # --- refusals: the columns stay empty, one warning says why ------------------
-refused() { # NAME SCENARIO-LINE LIB WARNING
+refused() { # NAME SCENARIO-LINE LIB WARNING WHY
   printf '%s\nat 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' "$2" > r.scn
   prec r.scn r.csv "$3" -- sleep 1.3
   expect_eq "$1: cells empty" "$(readings r.csv)" ""
   expect_eq "$1: one warning" "$(cat err.txt)" "flinch record: warning: $4"
+  expect_eq "$1: the trace says why, once" \
+    "$("$HELPERS/tracecheck" --events r.csv | cut -d' ' -f2- | grep '^flinch_proc_util')" \
+    "flinch_proc_util gpu=0 why=\"$5\""
+  expect_eq "$1: analyze says why" \
+    "$("$FLINCH" analyze r.csv --start begin --end end 2>/dev/null | grep 'processes:')" \
+    "    gpu 0 processes: not recorded ($5)"
 }
 refused "NOT_SUPPORTED" "unsupported nvmlDeviceGetProcessUtilization" "$SIM" \
-  "GPU 0: per-process utilization (nvmlDeviceGetProcessUtilization): Not Supported; gpu_proc_sm_pct and gpu_other_sm_pct stay empty"
+  "GPU 0: per-process utilization (nvmlDeviceGetProcessUtilization): Not Supported; gpu_proc_sm_pct and gpu_other_sm_pct stay empty" \
+  "nvmlDeviceGetProcessUtilization: Not Supported"
 expect_eq "NOT_SUPPORTED: asked once, not again" "$(calls nvmlDeviceGetProcessUtilization)" 1
 refused "NO_PERMISSION" "error 4 nvmlDeviceGetProcessUtilization" "$SIM" \
-  "GPU 0: per-process utilization (nvmlDeviceGetProcessUtilization): Insufficient Permissions; gpu_proc_sm_pct and gpu_other_sm_pct stay empty"
+  "GPU 0: per-process utilization (nvmlDeviceGetProcessUtilization): Insufficient Permissions; gpu_proc_sm_pct and gpu_other_sm_pct stay empty" \
+  "nvmlDeviceGetProcessUtilization: Insufficient Permissions"
 refused "missing symbol" "" "$LEGACY" \
-  "this NVML has no nvmlDeviceGetProcessUtilization: gpu_proc_sm_pct and gpu_other_sm_pct stay empty (which process used the GPU is unknown)"
-out=$("$FLINCH" analyze r.csv --start begin --end end 2>&1)
-expect_eq "analyze without readings: no processes line" "$(printf '%s\n' "$out" | grep -c 'processes:')" 0
+  "this NVML has no nvmlDeviceGetProcessUtilization: gpu_proc_sm_pct and gpu_other_sm_pct stay empty (which process used the GPU is unknown)" \
+  "no nvmlDeviceGetProcessUtilization in this NVML"
 
 # --- without a traced process: never asked -----------------------------------
 prec shared.scn none.csv "$SIM" --seconds 0.5
