@@ -76,7 +76,8 @@ struct recorder {
     struct proc_tree tree;   /* the watched process and its descendants */
     int have_tree, tree_procs;
     int64_t tree_cpu_ns;
-    pid_t tree_pids[PROC_TREE_MAX]; /* the tree's pids, sorted, for gpu_proc_util */
+    pid_t tree_pids[PROC_TREE_MAX]; /* this tick's tree pids, sorted (gpu_proc_util, --gpu auto) */
+    int ntree_pids;
     struct mark_fifo fifo;
     int have_fifo;
     char private_dir[256];
@@ -404,8 +405,8 @@ static int cmp_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Per-process GPU use is told apart by the tree's pids, as this tick's
- * proc_tree_read found them (the watched process alone without a tree).
+/* The tree's pids as this tick's proc_tree_read found them (the watched
+ * process alone without a tree), for per-process GPU use and --gpu auto.
  * Read by the GPU reads (gpu_pool's threads too), written only here,
  * before they start. */
 static void share_tree_pids(struct recorder *r)
@@ -417,6 +418,7 @@ static void share_tree_pids(struct recorder *r)
     else
         r->tree_pids[n++] = r->proc.pid;
     qsort(r->tree_pids, (size_t)n, sizeof r->tree_pids[0], cmp_pid);
+    r->ntree_pids = n;
     for (int i = 0; i < r->ngpu; i++) {
         r->gpus[i].proc.tree = r->tree_pids;
         r->gpus[i].proc.ntree = n;
@@ -567,15 +569,8 @@ static void auto_join(struct recorder *r, unsigned g, pid_t pid, unsigned nvml_p
 
 static void auto_poll(struct recorder *r)
 {
-    pid_t tree[PROC_TREE_MAX];
-    int n = 0;
-    if (r->have_tree)
-        for (; n < r->tree.nmember; n++)
-            tree[n] = r->tree.member[n].pid;
-    else if (r->watching)
-        tree[n++] = r->proc.pid;
     struct gpu_auto_news news;
-    if (!gpu_auto_poll(&r->autosel, &r->nvml, tree, n, mono_ns(), &news))
+    if (!gpu_auto_poll(&r->autosel, &r->nvml, r->tree_pids, r->ntree_pids, mono_ns(), &news))
         return;
     char label[MARK_LABEL_MAX + 64];
     for (int i = 0; i < news.nrefused; i++) {
