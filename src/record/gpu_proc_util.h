@@ -18,8 +18,11 @@
  * has no sample, so both read as the mean over the periods in which some
  * process ran. Read every GPU_PROC_UTIL_MS (the driver refreshes these
  * samples every 1/6 s to 1 s): one call per GPU per read in the common
- * case. A reading covers the samples since the previous one (the first,
- * the GPU_PROC_UTIL_MS before it); its timestamp is the newest sample's.
+ * case: the bounded buffer is passed at once, without the NULL size query
+ * first (INSUFFICIENT_SIZE then means more samples than it holds: that
+ * span is skipped, said once). A reading covers the samples since the
+ * previous one (the first, the GPU_PROC_UTIL_MS before it); its timestamp
+ * is the newest sample's.
  *
  * Only with a traced process (--pid or -- CMD). NOT_SUPPORTED,
  * NO_PERMISSION or a library without the function switch it off for the
