@@ -15,7 +15,8 @@
  * The buffer holds the last SIM_PROC_KEPT periods. A process whose share
  * over a period is 0 has no sample for it (a caller reads its absence as
  * 0). `proc_child` belongs to the first of the loading process's
- * descendants (sim_procs.h: the command the recorder wraps); with none it
+ * descendants (sim_procs.h: the command the recorder wraps; found again at
+ * most every 100 ms); with none it
  * has no process and no sample. `proc_other` belongs to `tenant_pid`; with
  * `pid_namespace foreign` both pids are shifted out of this namespace, as a
  * host driver's are inside a container (sim/sim_compute.c does the same).
@@ -29,12 +30,38 @@
 #include "sim_internal.h"
 #include "sim_procs.h"
 
+#include <pthread.h>
 #include <stddef.h>
+#include <time.h>
 
 #define SIM_PROC_KEPT 30           /* periods the driver's buffer holds (5 s at 1/6 s) */
 #define SIM_PROC_MAX (2 * SIM_PROC_KEPT)
 
 #ifndef SIM_LEGACY_ABI
+#define CHILD_RESCAN_NS 100000000LL  /* a /proc scan serves the calls of 100 ms */
+
+/* The first descendant, from a /proc scan at most every CHILD_RESCAN_NS
+ * of real time: a recorder reading 64 GPUs in one tick would otherwise
+ * scan /proc 64 times (a cost of the simulator, not of a driver). */
+static unsigned child_pid_cached(void)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static long long scanned_ns = -1;
+    static unsigned pid;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    pthread_mutex_lock(&mu);
+    if (scanned_ns < 0 || now - scanned_ns >= CHILD_RESCAN_NS) {
+        unsigned child[1];
+        pid = sim_descendant_pids(child, 1) == 1 ? child[0] : 0;
+        scanned_ns = now;
+    }
+    unsigned p = pid;
+    pthread_mutex_unlock(&mu);
+    return p;
+}
+
 /* The samples newer than last_seen_us at scenario time t_ns, oldest first.
  * Lock held. */
 static int samples_at(unsigned gpu, long long t_ns, unsigned long long last_seen_us,
@@ -73,9 +100,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
                                                     unsigned int *processSamplesCount,
                                                     unsigned long long lastSeenTimeStamp)
 {
-    /* the descendants first, outside the lock (a /proc scan) */
-    unsigned child[1];
-    unsigned child_pid = sim_descendant_pids(child, 1) == 1 ? child[0] : 0;
+    /* the descendant first, outside the library's lock (a /proc scan) */
+    unsigned child_pid = child_pid_cached();
     unsigned gpu;
     long long t;
     nvmlReturn_t rc = sim_device_query(device, processSamplesCount, SIM_FN_PROC_UTIL, &gpu, &t);

@@ -35,6 +35,7 @@ int gpu_proc_util_enable(const struct nvml_lib *lib, struct gpu_proc_util *p, un
     }
     int64_t n = ((int64_t)GPU_PROC_UTIL_MS + interval_ms / 2) / interval_ms;
     p->every = n < 1 ? 1 : n;
+    p->phase = (int64_t)index % p->every;
     p->on = 1;
     return 0;
 }
@@ -56,7 +57,8 @@ int gpu_proc_util_off_label(const struct gpu_proc_util *p, unsigned index, char 
 
 int gpu_proc_util_due(struct gpu_proc_util *p, int64_t tick)
 {
-    if (!p->on || !(p->at < 0 || tick - p->at >= p->every || tick < p->at))
+    if (!p->on || (p->at < 0 && tick < p->phase) ||
+        !(p->at < 0 || tick - p->at >= p->every || tick < p->at))
         return 0;
     p->at = tick;
     return 1;

@@ -43,6 +43,7 @@
 struct gpu_proc_util {
     int on;                        /* reading: a traced tree and the entry point */
     int64_t every, at;             /* in ticks; at: tick of the last read, -1 never */
+    int64_t phase;                 /* first read at this tick: GPUs spread over the period */
     unsigned long long last_seen_us; /* newest sample timestamp seen; 0: not yet */
     nvmlProcessUtilizationSample_t *buf;  /* GPU_PROC_SAMPLES_MAX */
     const pid_t *tree;             /* the traced tree's pids, sorted; set before each tick */
@@ -70,7 +71,9 @@ int gpu_proc_util_enable(const struct nvml_lib *lib, struct gpu_proc_util *p, un
                          int interval_ms);
 void gpu_proc_util_free(struct gpu_proc_util *p);
 
-/* Whether tick is a read tick (the first tick, then every `every`). */
+/* Whether tick is a read tick: the first at or after the GPU's phase
+ * (index mod every: on a host with many GPUs their reads fall on
+ * different ticks, not all on one), then every `every`. */
 int gpu_proc_util_due(struct gpu_proc_util *p, int64_t tick);
 
 /* One read. Returns 1 when the GPU is lost, else 0; out->ok says whether
