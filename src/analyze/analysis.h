@@ -131,6 +131,8 @@ struct window_gpu {
     unsigned reason_counts[ANALYSIS_REASON_BITS]; /* samples in the window with each reason bit set */
     double idle_w, busy_w;       /* power levels the verdict used */
     unsigned flags;
+    int joined_late;             /* before-trace because the GPU joined the recording after
+                                    the window started (--gpu auto) */
     struct breakdown bd;         /* busy (compute) / idle (host-cpu, waiting) in time */
     struct gpm_evidence gpm;     /* SM activity etc. from GPM spans (gpm_evidence.h) */
     struct pcie_traffic pcie;    /* host<->GPU bytes (pcie_window.h) */

@@ -262,6 +262,7 @@ static int finish_window(struct ctx *c, struct active *act)
         g->mean_power_w = g->energy_j / dur;
         if (g->source == SOURCE_NONE)
             g->flags |= nodata ? WINDOW_BEFORE_TRACE : late ? WINDOW_INCOMPLETE : WINDOW_NO_POWER;
+        g->joined_late = nodata && act->t[0] < gs->ig.extrapolate_floor_ns;
         if (g->samples < 2)
             g->flags |= WINDOW_FEW_SAMPLES;
         w->flags |= g->flags;

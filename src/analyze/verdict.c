@@ -225,6 +225,13 @@ void verdict_window(const struct analysis_options *o, struct window *w)
     double dur_ms = w->duration_s * 1e3;
     const char *why = inconclusive_reason(w);
     char short_why[160];
+    for (int i = 0; i < w->ngpu && (w->flags & WINDOW_BEFORE_TRACE); i++)
+        if (w->gpu[i].joined_late) {
+            snprintf(short_why, sizeof short_why, "gpu %d joined the recording after the window "
+                     "started (--gpu auto): what it did before is unknown", w->gpu[i].gpu);
+            why = short_why;
+            break;
+        }
     if (!why && w->bd.valid && dur_ms < w->bd.resolution_ms) {
         snprintf(short_why, sizeof short_why, "the window (%.0f ms) is shorter than the breakdown's "
                  "resolution (+-%.0f ms, from the sensors' cadence)", dur_ms, w->bd.resolution_ms);

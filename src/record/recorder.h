@@ -11,7 +11,7 @@
 
 struct record_opts {
     const char *out;          /* trace CSV (required) */
-    const char *gpu_spec;     /* "0", "all", "0,2" */
+    const char *gpu_spec;     /* "0", "all", "0,2", "cuda:0", "auto" (gpu_select.h, gpu_auto.h) */
     int interval_ms;
     int dither;               /* --dither: ticks shifted by 0..interval */
     double seconds;           /* 0: until SIGINT/SIGTERM/SIGHUP or CMD exits */
