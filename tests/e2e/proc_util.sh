@@ -101,6 +101,24 @@ out=$("$FLINCH" analyze alone.csv --start req_start --end req_end 2>&1)
 expect_match "job alone: verdict compute, the split in the evidence" \
   '^  verdict=compute  100% compute .*; sm 80% = job 80% \+ other processes 0%' "$out"
 
+# --- two GPUs: the job on one, a tenant on the other ---------------------------
+printf 'gpus 2\nat 0 gpu 0 power=612 util=80 reasons=0 proc_child=80\nat 0 gpu 1 power=400 util=60 reasons=0 proc_other=60\n' > two.scn
+prec two.scn two.csv "$SIM" --gpu all -- sh job.sh
+expect_eq "two GPUs: each GPU's own split (gpu proc other)" \
+  "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+     $3 == "SAMPLE" && $c["gpu_proc_sm_pct"] != "" { print $c["gpu_index"], $c["gpu_proc_sm_pct"], $c["gpu_other_sm_pct"] }' two.csv | sort -u)" \
+  "0 80 0
+1 0 60"
+# GPU 0 reads at tick 0, 100, ...; GPU 1 from tick 1 on, 100 ticks apart
+# (later only when ticks are skipped): never on a multiple of 100
+expect_eq "two GPUs: GPU 1 reads a tick after GPU 0 (GPU N first at tick N mod 100)" \
+  "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+     $3 == "SAMPLE" && $c["gpu_index"] == 1 && $c["gpu_proc_util_ts_us"] != "" { n++; if ($c["tick"] % 100 == 0) bad++ }
+     END { print (n > 0), bad + 0 }' two.csv)" "1 0"
+out=$("$FLINCH" analyze two.csv --start req_start --end req_end 2>&1)
+expect_match "two GPUs: the evidence names each GPU's split" \
+  '; sm 80% = job 80% \+ other processes 0% \(gpu 0\); sm 60% = job 0% \+ other processes 60% \(gpu 1\)' "$out"
+
 # --- refusals: the columns stay empty, one warning says why ------------------
 refused() { # NAME SCENARIO-LINE LIB WARNING WHY
   printf '%s\nat 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' "$2" > r.scn
