@@ -111,12 +111,40 @@ int live_windows_open(struct live_windows *lw, struct trace_reader *tr,
     return EXIT_OK;
 }
 
+/* Past LIVE_MAX_OPEN open windows, the oldest goes: out of the pairing,
+ * off the pending list, its active record freed; the next compaction drops
+ * its window record like a finished one, without reporting it. Each window
+ * record with an active costs tens of KiB (an edge per GPU). */
+static void drop_oldest_open(struct live_windows *lw, struct ctx *c)
+{
+    while (pairing_open_count(&c->pair[0]) > LIVE_MAX_OPEN) {
+        long id = pairing_drop_oldest(&c->pair[0]);
+        struct active *act = id >= 0 ? c->act_of[0][id] : NULL;
+        if (!act)
+            continue;
+        if (act->pending) {
+            long k = 0;
+            for (long i = 0; i < c->npend; i++)
+                if (c->pend[i] != act)
+                    c->pend[k++] = c->pend[i];
+            c->npend = k;
+        }
+        c->act_of[0][id] = NULL;
+        c->nactive--;
+        free(act);
+        lw->abandoned++;
+        compact(c, c->hook_arg);         /* counts it with the finished ones */
+    }
+}
+
 int live_windows_row(struct live_windows *lw, const struct trace_row *row)
 {
     for (int i = 0; i < lw->n; i++) {
         int rc = analysis_row(&lw->ctx[i], row);
         if (rc != EXIT_OK)
             return rc;
+        if (row->type == TRACE_MARK)
+            drop_oldest_open(lw, &lw->ctx[i]);
     }
     return EXIT_OK;
 }

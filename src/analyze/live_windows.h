@@ -6,7 +6,10 @@
  * definition) over rows as they come, handing each window to a callback
  * the moment both of its edges are resolved (its end mark is in and so are
  * the samples after it), and keeping memory bounded however many windows
- * go by: a finished window is dropped once reported. Duration and energy
+ * go by: a finished window is dropped once reported, and at most
+ * LIVE_MAX_OPEN windows of one definition stay open: past that the one
+ * open longest is dropped unfinished and counted (a range whose end never
+ * came, from a client that died inside it, must not hold memory forever). Duration and energy
  * are the numbers `flinch analyze` gives for the same window of the
  * finished trace; the verdict uses the power levels learned so far.
  */
@@ -24,6 +27,8 @@
 typedef int (*live_window_fn)(void *arg, int def, long nth, const struct window *w,
                               const char *levels_origin);
 
+#define LIVE_MAX_OPEN 1024
+
 struct ctx;
 struct live_windows {
     int n;                       /* contexts: the definitions, then the ranges' */
@@ -33,6 +38,7 @@ struct live_windows {
     long nth[LIVE_MAX_DEFS + 1];
     live_window_fn fn;
     void *arg;
+    long abandoned;              /* windows dropped unfinished (LIVE_MAX_OPEN) */
 };
 
 /* tr: an open reader (its header gives the columns). base: thresholds and

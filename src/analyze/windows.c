@@ -95,10 +95,8 @@ static int room_to_close_all(struct pairing *p, struct pairing_step *step)
     return 0;
 }
 
-static void close_open(struct pairing *p, long i, struct pairing_step *step)
+static void remove_open(struct pairing *p, long i)
 {
-    step->closed = p->closed;
-    p->closed[step->nclosed++] = p->open_id[i];
     p->nopen--;
     memmove(p->open_id + i, p->open_id + i + 1, sizeof *p->open_id * (size_t)(p->nopen - i));
     memmove(p->open_t + i, p->open_t + i + 1, sizeof *p->open_t * (size_t)(p->nopen - i));
@@ -106,6 +104,22 @@ static void close_open(struct pairing *p, long i, struct pairing_step *step)
     if (p->open_name)
         memmove(p->open_name + i, p->open_name + i + 1,
                 sizeof *p->open_name * (size_t)(p->nopen - i));
+}
+
+static void close_open(struct pairing *p, long i, struct pairing_step *step)
+{
+    step->closed = p->closed;
+    p->closed[step->nclosed++] = p->open_id[i];
+    remove_open(p, i);
+}
+
+long pairing_drop_oldest(struct pairing *p)
+{
+    if (p->nopen == 0)
+        return -1;
+    long id = p->open_id[0];
+    remove_open(p, 0);
+    return id;
 }
 
 /* Any range: an end=ID closes the first open window of each name with that

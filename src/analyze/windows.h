@@ -77,6 +77,9 @@ const long *pairing_open_ids(const struct pairing *p);
 /* A new recording starts (trace_row.starts_recording): the windows still
  * open can no longer be closed; they stay unmatched starts. */
 void pairing_forget_open(struct pairing *p);
+/* Forgets the window open longest (it will never close); its id, or -1
+ * when none is open. */
+long pairing_drop_oldest(struct pairing *p);
 void pairing_free(struct pairing *p);
 
 #endif

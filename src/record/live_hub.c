@@ -226,6 +226,7 @@ static void *hub_main(void *arg)
             diag_warn("live: window analysis stopped; metrics go on without windows");
             ok = 0;
         }
+        h->s->st.windows_abandoned = h->s->lw.abandoned;
         publish(h, 0);
     }
     if (rc < 0)

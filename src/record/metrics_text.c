@@ -220,7 +220,8 @@ static void counter(FILE *f, int om, const char *name, const char *help, long lo
  * ranges (label `range`: each name given a series, then "other" once used). */
 struct series_ref { const char *label; char value[2 * METRICS_NAME_MAX]; const struct metrics_window *m; };
 
-static void window_series(FILE *f, int om, const struct series_ref *ref, int n)
+static void window_series(FILE *f, int om, const struct metrics_state *s,
+                          const struct series_ref *ref, int n)
 {
     head(f, om, "flinch_window_duration_seconds", "histogram",
          "Duration of finished windows (MARK to MARK), by window definition or range name.");
@@ -256,6 +257,9 @@ static void window_series(FILE *f, int om, const struct series_ref *ref, int n)
             fprintf(f, "%s{%s=\"%s\"} %.17g\n", sums[k].name, ref[i].label, ref[i].value,
                     *(const double *)((const char *)ref[i].m + sums[k].off));
     }
+    counter(f, om, "flinch_windows_abandoned_total",
+            "Windows dropped unfinished: more than 1024 of one definition were open at once "
+            "(ranges whose end never came).", s->windows_abandoned);
     head(f, om, "flinch_windows_total", "counter",
          "Finished windows, by window definition or range name, and verdict.");
     for (int i = 0; i < n; i++)
@@ -323,7 +327,7 @@ char *metrics_render(const struct metrics_state *s, enum metrics_format fmt, siz
     struct series_ref *ref;
     int nref = window_refs(s, &ref);
     if (nref)
-        window_series(f, om, ref, nref);
+        window_series(f, om, s, ref, nref);
     free(ref);
     if (om)
         fputs("# EOF\n", f);

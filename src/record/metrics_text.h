@@ -59,6 +59,7 @@ struct metrics_state {
     long long marks_rejected;           /* lines the FIFO refused */
     long long ticks_skipped;            /* ticks the schedule skipped (tick column gaps) */
     long long live_rows_dropped;        /* rows the live analysis never saw */
+    long long windows_abandoned;        /* windows dropped unfinished (live_windows.h) */
     int64_t last_tick;                  /* -1 before the first */
     int nwin;
     struct metrics_window win[METRICS_MAX_WINDOWS];

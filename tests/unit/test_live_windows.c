@@ -226,11 +226,53 @@ static void test_ranges_behind_an_open_one(void)
     live_windows_free(&lw);
 }
 
+/* 5000 ranges that never end, then 10 that do: past LIVE_MAX_OPEN the
+ * oldest open ones are dropped and counted, memory stays bounded, and the
+ * windows that end are still reported, exact. */
+static void test_open_ranges_capped(void)
+{
+    struct trace_reader tr = fake_reader();
+    struct live_windows lw;
+    struct range_seen s = { 0, 0, 0 };
+    struct analysis_options o;
+    analysis_default_options(&o);
+    CHECK(live_windows_open(&lw, &tr, NULL, 0, &o, only_step, NULL, on_range, &s) == EXIT_OK);
+    int64_t t = 1000 * MS;
+    long max_kept = 0;
+    for (long i = 1; i <= 5000; i++) {
+        sample(&lw, t);
+        range_mark(&lw, "lost", MARK_EDGE_START, i, t + 5 * MS);
+        t += 10 * MS;
+        if (lw.a[0].nwindows > max_kept)
+            max_kept = lw.a[0].nwindows;
+    }
+    for (long i = 1; i <= 10; i++) {
+        sample(&lw, t);
+        range_mark(&lw, "step", MARK_EDGE_START, 10000 + i, t + 5 * MS);
+        sample(&lw, t + 10 * MS);
+        sample(&lw, t + 20 * MS);
+        range_mark(&lw, "step", MARK_EDGE_END, 10000 + i, t + 25 * MS);
+        sample(&lw, t + 30 * MS);
+        t += 40 * MS;
+    }
+    for (int i = 0; i < 20; i++, t += 10 * MS)
+        sample(&lw, t);
+    /* the first step's start pushes one more "lost" out; later ones find room */
+    CHECK(lw.abandoned == 5000 - LIVE_MAX_OPEN + 1);
+    CHECK(max_kept <= LIVE_MAX_OPEN + 256 + 1);
+    CHECK(s.n == 10 && s.bad == 0);
+    CHECK_NEAR(s.energy_sum, 20.0, 1e-9);
+    live_windows_finish(&lw);
+    live_windows_free(&lw);
+}
+
 int main(void)
 {
     run_test("each window reported once, as soon as it resolves, exact", test_reported_once_exact);
     run_test("a million windows in flat memory", test_million_windows_flat_memory);
     run_test("every range at once; ranges behind one that never ends are dropped",
              test_ranges_behind_an_open_one);
+    run_test("at most LIVE_MAX_OPEN windows open; the oldest dropped and counted",
+             test_open_ranges_capped);
     return check_exit_status();
 }
