@@ -81,7 +81,7 @@ $(BUILD)/flinch: $(BUILD)/src/flinch.o $(BUILD)/libflinch.a
 # The NVTX bridge, loaded by applications through NVTX_INJECTION64_PATH
 # (`flinch record --nvtx`): only InitializeInjectionNvtx2 is exported.
 $(BUILD)/libflinch_nvtx.so: $(NVTX_OBJ)
-	$(CC) $(filter-out $(SAN),$(ALL_CFLAGS)) -shared -fvisibility=hidden -Wl,-soname,libflinch_nvtx.so $^ -o $@ -lpthread
+	$(CC) $(filter-out $(SAN),$(ALL_CFLAGS)) -shared -fvisibility=hidden -Wl,-soname,libflinch_nvtx.so -Wl,-z,nodelete $^ -o $@ -lpthread
 
 # The simulated NVML: a shared object with NVML's ABI, named like the real one so
 # that LD_LIBRARY_PATH=build/sim or --nvml-lib build/sim/libnvidia-ml.so.1 loads it.

@@ -5,8 +5,10 @@
  * Owns the injection entry point and the callbacks: marks, push/pop ranges
  * (a stack per thread), start/end ranges (any thread may end them), domains
  * and registered strings. Each recorded call is stamped with CLOCK_MONOTONIC
- * in the calling thread and written at once (nvtx_emit.c); a range's start
- * and end carry the same id, PID.N, so analyze pairs them exactly.
+ * in the calling thread and formatted there (nvtx_emit.c); a range's start
+ * and end carry the same id, PID.N, so analyze pairs them exactly. The
+ * line goes to the bridge's writer thread (nvtx_writer.c), which writes
+ * batches of them: no system call in the application's threads.
  *
  * NVTX may call InitializeInjectionNvtx2 several times: each library that
  * embeds the NVTX headers (libtorch, a CUDA library, the application) has
@@ -22,6 +24,7 @@
 #include "nvtx_abi.h"
 #include "nvtx_emit.h"
 #include "nvtx_filter.h"
+#include "nvtx_writer.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define STACK_MAX 64                    /* push levels remembered per thread */
@@ -429,7 +432,17 @@ static void child_after_fork(void)
         stack.e[i].recorded = 0;
 }
 
-static void at_exit(void) { nvtx_emit_flush_drops(); }
+/* At exit, after the application's own atexit handlers (a library's
+ * destructors run after them), the writer thread gets a bounded time to
+ * write what is queued; then the drop counts go out. The library is
+ * linked -z nodelete: it is never unloaded under its running thread. */
+static atomic_int initialised;
+
+__attribute__((destructor)) static void at_exit(void)
+{
+    if (atomic_load(&initialised))
+        nvtx_writer_flush_at_exit();
+}
 
 static void init_once(void)
 {
@@ -444,7 +457,7 @@ static void init_once(void)
     default_domain.pass = nvtx_filter_pass(&filter, "", "");
     nvtx_emit_init();
     pthread_atfork(NULL, NULL, child_after_fork);
-    atexit(at_exit);
+    atomic_store(&initialised, 1);
 }
 
 static void fill(fnvtx_function_table table, unsigned size, unsigned id, fnvtx_function fn)

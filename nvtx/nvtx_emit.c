@@ -15,12 +15,15 @@
 #include <unistd.h>
 
 #include "nvtx_emit.h"
+#include "nvtx_writer.h"
 
 #define RETRY_NS 200000000LL            /* reconnect attempts: at most every 200 ms */
 #define REPORT_NS 1000000000LL          /* drop reports: at most once a second */
 
 static char fifo_path[4096];
 static atomic_int fifo_fd = -1;         /* never closed once set: see reconnect() */
+static dev_t fifo_dev;                  /* what fifo_fd was opened on */
+static ino_t fifo_ino;
 static atomic_int fifo_broken;          /* the last write found no reader */
 static atomic_llong next_try_ns;
 static pthread_mutex_t connect_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -28,8 +31,10 @@ static atomic_llong drops[NVTX_DROP_COUNT];
 static atomic_llong last_report_ns;
 static long long cached_pid;
 static _Thread_local long long cached_tid;
+static _Thread_local int in_writer;     /* this is the writer thread */
 
-static const char *const drop_reason[NVTX_DROP_COUNT] = { "filter", "rate", "depth", "undelivered" };
+static const char *const drop_reason[NVTX_DROP_COUNT] = { "filter", "rate", "depth", "undelivered",
+                                                              "queue" };
 
 static int reconnect(int64_t now);
 
@@ -42,6 +47,7 @@ void nvtx_emit_init(void)
     cached_pid = getpid();
     int saved_errno = errno;
     reconnect(nvtx_now_ns());
+    nvtx_writer_init();
     errno = saved_errno;
 }
 
@@ -52,7 +58,10 @@ void nvtx_emit_after_fork(void)
     pthread_mutex_init(&connect_lock, NULL);    /* another thread may have held it */
     for (int i = 0; i < NVTX_DROP_COUNT; i++)
         atomic_store(&drops[i], 0);             /* the parent reports its own */
+    nvtx_writer_after_fork();
 }
+
+void nvtx_emit_in_writer_thread(void) { in_writer = 1; }
 
 int64_t nvtx_now_ns(void)
 {
@@ -166,8 +175,11 @@ void nvtx_label_w(char *dst, const wchar_t *src)
  * number it is never closed: another thread may be about to write to it,
  * and a closed number can be reused by the application for one of its own
  * files. A reconnect therefore dup2()s the new FIFO onto the same number,
- * which swaps the open file atomically. Only one thread tries at a time
- * (trylock: the others count their mark as undelivered instead of waiting).
+ * which swaps the open file atomically — unless the number no longer
+ * refers to the FIFO we opened (the application closed it and reused the
+ * number: it is then left alone and forgotten). Only one thread tries at
+ * a time (trylock: the others count their mark as undelivered instead of
+ * waiting).
  */
 static int reconnect(int64_t now)
 {
@@ -186,12 +198,16 @@ static int reconnect(int64_t now)
         goto out;
     }
     int old = atomic_load(&fifo_fd);
-    if (old < 0) {
-        atomic_store(&fifo_fd, fd);
-    } else {
+    struct stat old_st;
+    if (old >= 0 && fstat(old, &old_st) == 0 && old_st.st_dev == fifo_dev &&
+        old_st.st_ino == fifo_ino && S_ISFIFO(old_st.st_mode)) {
         dup2(fd, old);
         close(fd);
+    } else {
+        atomic_store(&fifo_fd, fd);
     }
+    fifo_dev = st.st_dev;
+    fifo_ino = st.st_ino;
     atomic_store(&fifo_broken, 0);
     rc = 0;
 out:
@@ -199,10 +215,35 @@ out:
     return rc;
 }
 
-/* One write; SIGPIPE cannot kill the application: where it is ignored (as
- * in every Python process) a plain write, else flinch_mark.h's guarded one. */
+/* The writer thread's write: every signal is blocked there, so a write
+ * into a FIFO nobody reads fails with EPIPE and its SIGPIPE waits on this
+ * thread only; it is consumed so it never piles up. */
+static int write_unguarded(int fd, const char *buf, size_t len)
+{
+    ssize_t n;
+    do
+        n = write(fd, buf, len);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == EPIPE) {
+        sigset_t pipe_set;
+        sigemptyset(&pipe_set);
+        sigaddset(&pipe_set, SIGPIPE);
+        struct timespec zero = { 0, 0 };
+        sigtimedwait(&pipe_set, NULL, &zero);
+        errno = EPIPE;
+    }
+    if (n >= 0 && (size_t)n != len)
+        errno = EIO;                    /* cannot happen at <= PIPE_BUF */
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+/* One write; SIGPIPE cannot kill the application: in the writer thread,
+ * where it is blocked, a plain write; where it is ignored (as in every
+ * Python process) too, else flinch_mark.h's guarded one. */
 static int write_line(int fd, const char *line, size_t len)
 {
+    if (in_writer)
+        return write_unguarded(fd, line, len);
     struct sigaction sa;
     if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) {
         ssize_t n;
@@ -214,20 +255,48 @@ static int write_line(int fd, const char *line, size_t len)
     return flinch_mark_write_nosigpipe(fd, line, len);
 }
 
+/* The writer thread checks, once per batch, that fifo_fd still is the
+ * FIFO it opened: an application may close descriptors it did not open
+ * and reuse the number for a file of its own, which must never get our
+ * lines. (Without the writer thread that check would cost every mark a
+ * system call; it is not made.) */
+static int still_ours(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_dev == fifo_dev && st.st_ino == fifo_ino && S_ISFIFO(st.st_mode))
+        return 1;
+    atomic_store(&fifo_fd, -1);         /* forget the number, never close it */
+    return 0;
+}
+
+/* 0, or -1 with errno: EAGAIN when the pipe is full. */
+static int deliver_errno(const char *line, size_t len, int64_t now)
+{
+    int fd = atomic_load(&fifo_fd);
+    if (fd >= 0 && in_writer && !still_ours(fd))
+        fd = -1;
+    if (fd < 0 || atomic_load(&fifo_broken)) {
+        if (reconnect(now) != 0) {
+            errno = ENXIO;
+            return -1;
+        }
+        fd = atomic_load(&fifo_fd);
+    }
+    int rc = write_line(fd, line, len);
+    if (rc != 0 && errno != EAGAIN)
+        atomic_store(&fifo_broken, 1);  /* EPIPE: the recorder went away */
+    return rc;
+}
+
 static int deliver(const char *line, size_t len, int64_t now)
 {
     int saved_errno = errno;            /* the application's errno is not ours to change */
-    int rc = -1;
-    if (atomic_load(&fifo_fd) < 0 || atomic_load(&fifo_broken))
-        if (reconnect(now) != 0)
-            goto out;
-    rc = write_line(atomic_load(&fifo_fd), line, len);
-    if (rc != 0 && errno != EAGAIN)
-        atomic_store(&fifo_broken, 1);  /* EPIPE: the recorder went away */
-out:
+    int rc = deliver_errno(line, len, now);
     errno = saved_errno;
     return rc;
 }
+
+int nvtx_emit_send(const char *buf, size_t len, int64_t now) { return deliver_errno(buf, len, now); }
 
 static size_t put_str(char *p, const char *s)
 {
@@ -292,7 +361,7 @@ static void maybe_report(int64_t now)
 void nvtx_emit_mark(const char *label, int64_t t, enum mark_edge edge, uint64_t n,
                     const char *domain)
 {
-    char line[1 + MARK_LABEL_MAX + 1 + 20 + 1 + MARK_ATTRS_MAX + 2];
+    char line[NVTX_LINE_MAX];
     size_t len = format_head(line, label, t);
     if (edge != MARK_EDGE_NONE) {
         len += put_str(line + len, edge == MARK_EDGE_START ? "start=" : "end=");
@@ -308,6 +377,15 @@ void nvtx_emit_mark(const char *label, int64_t t, enum mark_edge edge, uint64_t 
         len += put_str(line + len, domain);
     }
     line[len++] = '\n';
+    switch (nvtx_writer_enqueue(line, len)) {
+    case NVTX_QUEUED:
+        return;
+    case NVTX_QUEUE_FULL:
+        atomic_fetch_add(&drops[NVTX_DROP_QUEUE], 1);
+        return;
+    case NVTX_QUEUE_OFF:
+        break;
+    }
     if (deliver(line, len, t) != 0) {
         atomic_fetch_add(&drops[NVTX_DROP_UNDELIVERED], 1);
         return;
@@ -318,9 +396,13 @@ void nvtx_emit_mark(const char *label, int64_t t, enum mark_edge edge, uint64_t 
 void nvtx_emit_drop(enum nvtx_drop why)
 {
     long long k = atomic_fetch_add(&drops[why], 1) + 1;
-    if ((k & 4095) == 0)                /* a stream of drops and no mark: report now and then */
+    if ((k & 4095) == 0 && !nvtx_writer_running())  /* a stream of drops and no mark */
         maybe_report(nvtx_now_ns());
 }
+
+void nvtx_emit_count(enum nvtx_drop why, long long n) { atomic_fetch_add(&drops[why], n); }
+
+void nvtx_emit_report_due(int64_t now) { maybe_report(now); }
 
 void nvtx_emit_flush_drops(void)
 {

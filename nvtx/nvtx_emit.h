@@ -3,13 +3,15 @@
  * sanitising and truncation, the mark line (README, "The line protocol"),
  * the FIFO descriptor, and the counts of marks that did not make it.
  *
- * Nothing here may block or fail the application: every write is one
- * non-blocking write() of a line under PIPE_BUF, starting with a newline
- * (a fragment a dead writer left in the pipe then ends before our mark);
- * no recorder, a full pipe, a stopped recorder or a deleted FIFO make the
- * write fail at once and the mark is counted as undelivered. Reconnecting
- * is tried at most every 200 ms, by one thread at a time, never waiting
- * for another.
+ * A mark is stamped and formatted in the calling thread and handed to the
+ * writer thread (nvtx_writer.c); without one it is written by the calling
+ * thread. Nothing here may block or fail the application: every write is
+ * one non-blocking write() of whole lines, at most PIPE_BUF bytes, each
+ * line starting with a newline (a fragment a dead writer left in the pipe
+ * then ends before our mark); no recorder, a full pipe, a stopped recorder
+ * or a deleted FIFO make the write fail at once and the marks are counted
+ * as undelivered. Reconnecting is tried at most every 200 ms, by one
+ * thread at a time, never waiting for another.
  */
 #ifndef FLINCH_NVTX_EMIT_H
 #define FLINCH_NVTX_EMIT_H
@@ -21,7 +23,10 @@
 
 /* Why a mark was not delivered; each is reported as a dropped=N line. */
 enum nvtx_drop { NVTX_DROP_FILTER, NVTX_DROP_RATE, NVTX_DROP_DEPTH, NVTX_DROP_UNDELIVERED,
-                 NVTX_DROP_COUNT };
+                 NVTX_DROP_QUEUE, NVTX_DROP_COUNT };
+
+/* The longest line the bridge writes: "\nLABEL\tT\tATTRS\n". */
+#define NVTX_LINE_MAX (1 + MARK_LABEL_MAX + 1 + 20 + 1 + MARK_ATTRS_MAX + 1)
 
 /* Reads $FLINCH_MARKS (else /tmp/flinch_marks); once, from the bridge's init. */
 void nvtx_emit_init(void);
@@ -52,8 +57,20 @@ void nvtx_emit_mark(const char *label, int64_t t, enum mark_edge edge, uint64_t 
 
 /* Counts one mark not recorded for that reason. */
 void nvtx_emit_drop(enum nvtx_drop why);
+/* Counts n. */
+void nvtx_emit_count(enum nvtx_drop why, long long n);
 
 /* Sends every pending count now (at exit). */
 void nvtx_emit_flush_drops(void);
+/* Sends the pending counts if the last report is a second old. */
+void nvtx_emit_report_due(int64_t now);
+
+/* For the writer thread: buf[0..len) (whole lines, <= PIPE_BUF bytes) in
+ * one write, connecting first when needed. 0, or -1 with errno (EAGAIN:
+ * the pipe is full, try again later; anything else: not delivered). */
+int nvtx_emit_send(const char *buf, size_t len, int64_t now);
+/* Called once by the writer thread: it has every signal blocked, so its
+ * writes need no SIGPIPE guard; it checks the descriptor is still ours. */
+void nvtx_emit_in_writer_thread(void);
 
 #endif

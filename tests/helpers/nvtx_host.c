@@ -7,13 +7,23 @@
  * it fills are exercised on machines without the CUDA toolkit too.
  *
  *   nvtx_host            the calls below; prints what they returned
- *   nvtx_host flood N    N push/pop pairs "flood" as fast as it can; prints
- *                        the time per pair (never blocks, whatever the FIFO)
+ *   nvtx_host flood N [MS]  N push/pop pairs "flood" as fast as it can; prints
+ *                        the time per pair (never blocks, whatever the FIFO);
+ *                        then sleeps MS ms and returns from main
  *   nvtx_host fork       a range open across fork(); the child pushes and
  *                        pops "child_range" and exits
+ *   nvtx_host sigmask    blocks SIGUSR1, marks (the bridge's writer thread
+ *                        starts), sends itself SIGUSR1 and takes it with
+ *                        sigwait: a thread of the bridge that let it through
+ *                        would kill the process
+ *   nvtx_host closefds FILE  marks "before", closes every descriptor above
+ *                        2 (as a daemonizer does), opens FILE (it gets the
+ *                        bridge's old number), marks "after"
  * Marks go to $FLINCH_MARKS, as the bridge decides.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +69,7 @@ static const void *get_export_table(uint32_t id)
 
 static void sleep_ms(int ms)
 {
-    struct timespec ts = { 0, ms * 1000000L };
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);
 }
 
@@ -130,7 +140,7 @@ int main(int argc, char **argv)
     dpush_fn dpush = (dpush_fn)b->core2[FNVTX_CBID_CORE2_DomainRangePushEx];
     dpop_fn dpop = (dpop_fn)b->core2[FNVTX_CBID_CORE2_DomainRangePop];
 
-    if (argc == 3 && strcmp(argv[1], "flood") == 0) {
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "flood") == 0) {
         long n = atol(argv[2]);
         long long t0 = now_ns();
         for (long i = 0; i < n; i++) {
@@ -139,22 +149,49 @@ int main(int argc, char **argv)
         }
         long long t1 = now_ns();
         printf("%ld pairs in %lld ns: %.1f ns/pair\n", n, t1 - t0, n ? (double)(t1 - t0) / n : 0.0);
+        if (argc == 4)
+            sleep_ms(atoi(argv[3]));
         return 0;
     }
     if (argc == 2 && strcmp(argv[1], "fork") == 0) {
         push("parent_range");
+        fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
             push("child_range");
             sleep_ms(10);
             pop();
             pop();                      /* the parent's range: its end is the parent's */
-            _exit(0);
+            exit(0);                    /* the child's writer drains at exit */
         }
         int st;
         waitpid(pid, &st, 0);
         pop();
         printf("child %d exited %d\n", (int)pid, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "sigmask") == 0) {
+        sigset_t usr1;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+        mark("sigmask_mark");
+        sleep_ms(20);
+        kill(getpid(), SIGUSR1);        /* process-directed: any thread not blocking it */
+        int sig = 0;
+        sigwait(&usr1, &sig);
+        printf("sigwait: %s\n", sig == SIGUSR1 ? "SIGUSR1" : "other");
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "closefds") == 0) {
+        mark("before");
+        sleep_ms(250);                  /* the bridge may reconnect again */
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        mark("after");
+        sleep_ms(50);
+        printf("file on descriptor %d\n", fd);
         return 0;
     }
     mark("host_mark");
