@@ -46,9 +46,11 @@ for mode in thread direct; do
   rm -f gone.fifo; mkfifo gone.fifo
   head -c 3000 <gone.fifo >/dev/null &
   reader=$!
+  exec 8>gone.fifo                      # returns once head has the FIFO open
   FLINCH_NVTX_THREAD=$th FLINCH_MARKS="$T/gone.fifo" NVTX_INJECTION64_PATH="$LIB" \
     "$HELPERS/nvtx_host" flood 30000 >out.txt 2>&1
   st=$?
+  exec 8>&-                             # head ends even if it got nothing
   wait $reader
   expect_eq "reader gone mid-run ($mode, SIGPIPE default): the application runs on, exit 0" \
     "$st:$(grep -c 'pairs in' out.txt)" "0:1"
@@ -59,8 +61,10 @@ done
 rm -f late.fifo; mkfifo late.fifo
 (sleep 1; cat) <late.fifo >late.txt &
 reader=$!
+exec 8>late.fifo
 FLINCH_MARKS="$T/late.fifo" NVTX_INJECTION64_PATH="$LIB" "$HELPERS/nvtx_host" flood 20000 1500 >out.txt 2>&1
 st=$?
+exec 8>&-
 wait $reader
 written=$(grep -c '^flood	' late.txt)
 queue=$(raw_dropped late.txt queue)
