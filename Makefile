@@ -174,13 +174,17 @@ valgrind: tests
 #   PREFIX/bin/flinch
 #   PREFIX/include/flinch_mark.h            header-only C client
 #   PREFIX/lib/flinch/libflinch_nvtx.so     `flinch record --nvtx` looks in ../lib/flinch/
-#   PYTHON_SITE/flinch.py                   the Python helper, in PREFIX's site
-#                                           directory (where `pip install ./python
-#                                           --prefix PREFIX` puts it); skipped
-#                                           without python3
+#   PYTHON_SITE/flinch.py                   the Python helper: the directory
+#                                           under PREFIX on $(PYTHON)'s sys.path
+#                                           (Debian's python3 and PREFIX=/usr/local:
+#                                           /usr/local/lib/python3.X/dist-packages),
+#                                           else PREFIX/lib/python3.X/site-packages;
+#                                           skipped without python3
 PREFIX  ?= /usr/local
 PYTHON  ?= python3
-PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(PREFIX)", "platbase": "$(PREFIX)"}))' 2>/dev/null)
+PYTHON_SITE ?= $(shell $(PYTHON) -c 'import os, sys, sysconfig; p = os.path.normpath("$(PREFIX)"); \
+  c = [d for d in sys.path if d.startswith(p + "/lib/") and d.rstrip("/").endswith(("site-packages", "dist-packages"))]; \
+  print(c[0] if c else sysconfig.get_path("purelib", "posix_prefix", vars={"base": p, "platbase": p}))' 2>/dev/null)
 DESTDIR ?=
 INSTALL ?= install
 INSTALL_FILES := $(DESTDIR)$(PREFIX)/bin/flinch $(DESTDIR)$(PREFIX)/include/flinch_mark.h \
@@ -197,6 +201,8 @@ install: $(BUILD)/flinch $(BUILD)/libflinch_nvtx.so
 	  $(INSTALL) -d $(DESTDIR)$(PYTHON_SITE) && \
 	  $(INSTALL) -m 0644 python/flinch.py $(DESTDIR)$(PYTHON_SITE)/flinch.py && \
 	  echo "install: flinch.py -> $(DESTDIR)$(PYTHON_SITE)"; \
+	  $(PYTHON) -c 'import sys; sys.exit("$(PYTHON_SITE)" not in sys.path)' 2>/dev/null || \
+	    echo "install: $(PYTHON_SITE) is not on $(PYTHON)'s sys.path: add it to PYTHONPATH, or pip install ./python"; \
 	else echo "install: no $(PYTHON): flinch.py not installed (pip install ./python)"; fi
 
 uninstall:

@@ -6,6 +6,8 @@
 #   valgrind  - memcheck pass (make valgrind, and the memcheck suite of make check)
 #   clang     - make check's second compiler (-Werror), and make fuzz
 #   python3-pandas - reads flinch traces as a data-frame user would (record_quoting)
+#   python3-pip, python3-setuptools, python3-wheel, python3-venv - `pip install ./python`
+#               offline into a virtual environment (python_helper)
 #   DuckDB    - npm @duckdb/node-api, into build-deps/duckdb (ignored by git), when
 #               npm is there: reads a long trace with its CSV sniffer (record_quoting)
 #   prometheus - a real Prometheus server and promtool for tests/e2e/prometheus*.sh,
@@ -24,6 +26,8 @@ command -v valgrind >/dev/null 2>&1 || want="$want valgrind"
 command -v clang >/dev/null 2>&1 || want="$want clang"
 { python3 -c 'import pandas' || /usr/bin/python3 -c 'import pandas'; } >/dev/null 2>&1 || want="$want python3-pandas"
 command -v prometheus >/dev/null 2>&1 || want="$want prometheus"
+{ python3 -c 'import pip, setuptools, wheel, venv' || /usr/bin/python3 -c 'import pip, setuptools, wheel, venv'; } >/dev/null 2>&1 ||
+  want="$want python3-pip python3-setuptools python3-wheel python3-venv"
 [ -z "$want" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup-deps: not root or no apt-get; tests needing:$want will be skipped" >&2

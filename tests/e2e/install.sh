@@ -18,6 +18,24 @@ expect_eq "the NVTX bridge, 0755" "$(stat -c %a "$p/lib/flinch/libflinch_nvtx.so
 if command -v python3 >/dev/null 2>&1; then
   expect_eq "the Python helper, 0644, in PREFIX's site directory" \
     "$(find "$p" -name flinch.py -perm 0644 | wc -l)" 1
+  py=$(find "$p" -name flinch.py)
+  expect_match "PREFIX/lib/python3.X/site-packages for a PREFIX not on python3's path" \
+    "^$p/lib/python3\.[0-9]+/site-packages/flinch\.py\$" "$py"
+  got=$(cd / && PYTHONPATH="$(dirname "$py")" python3 -c 'import flinch; print(flinch.__file__)' 2>&1)
+  expect_eq "the installed module imports" "$got" "$py"
+fi
+# A PREFIX the interpreter already looks in (Debian's python3 and /usr/local):
+# the module goes where that interpreter imports it from, with no PYTHONPATH.
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import sys; sys.exit(not any(d.startswith("/usr/local/lib/") for d in sys.path))'; then
+  make --no-print-directory -C "$ROOT" BUILD="$BUILD" DESTDIR="$T/stage2" PREFIX=/usr/local PYTHON=/usr/bin/python3 \
+    -o "$BUILD/flinch" -o "$BUILD/libflinch_nvtx.so" install >make2.out 2>&1
+  py=$(find "$T/stage2" -name flinch.py)
+  dir=$(dirname "${py#"$T/stage2"}")
+  check "PREFIX=/usr/local with /usr/bin/python3: in a directory on its sys.path (${dir})" \
+    /usr/bin/python3 -c "import sys; sys.exit('$dir' not in sys.path)"
+  expect_eq "no 'not on sys.path' note then" "$(grep -c 'not on' make2.out)" 0
+else
+  skip "make install into /usr/bin/python3's /usr/local directory" "no /usr/bin/python3 looking under /usr/local"
 fi
 check "installed binary is the built one" cmp -s "$p/bin/flinch" "$BUILD/flinch"
 check "installed flinch runs (flinch record --help)" sh -c "'$p/bin/flinch' record --help | grep -q -- --out"

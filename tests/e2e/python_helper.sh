@@ -190,12 +190,25 @@ expect_eq "the child's range carries the child's pid" "$(marks ft.csv | grep '^c
   "child|start=$child.1 child|end=$child.1 "
 expect_eq "the parent's range ends once" "$(marks ft.csv | grep -c '^parent|end=')" 1
 
-# --- pip install ./python ---
-if python3 -m pip --version >/dev/null 2>&1 && python3 -c 'import setuptools, wheel' 2>/dev/null; then
-  python3 -m pip install -q --no-build-isolation --no-deps --target "$T/site" "$ROOT/python" >pip.txt 2>&1
-  expect_eq "pip install ./python" "$?:$(cd / && PYTHONPATH="$T/site" python3 -c 'import flinch, os; print(os.path.basename(flinch.__file__))')" "0:flinch.py"
+# --- pip install ./python: into a fresh virtual environment, offline ---
+pip_py=
+for py in python3 /usr/bin/python3; do
+  if "$py" -m pip --version >/dev/null 2>&1 && "$py" -c 'import setuptools, wheel, venv' >/dev/null 2>&1; then
+    pip_py=$py; break
+  fi
+done
+if [ -n "$pip_py" ]; then
+  echo "# pip install with $pip_py ($("$pip_py" -m pip --version | cut -d' ' -f1-2))"
+  cp -r "$ROOT/python" pysrc            # pip builds in the source tree: never in the repository's
+  "$pip_py" -m venv --system-site-packages --without-pip venv &&
+    "$pip_py" -m pip --python venv/bin/python install -q --no-build-isolation --no-index --no-deps ./pysrc >pip.txt 2>&1
+  expect_eq "pip install ./python into a virtual environment (offline)" "$?:$(grep -v WARNING pip.txt)" "0:"
+  (cd / && env -u PYTHONPATH "$T/venv/bin/python" -c 'import flinch; print(flinch.__file__)') >where.txt 2>&1
+  expect_match "the venv imports its own installed flinch" "^$T/venv/lib/python3\.[0-9]+/site-packages/flinch\.py\$" "$(cat where.txt)"
+  rec pip.csv -- env -u PYTHONPATH "$T/venv/bin/python" -c 'import flinch; flinch.mark("pip_mark"); assert flinch.stats()["delivered"] == 1' 2>err.txt
+  expect_match "the installed module records a mark" "^0:pip_mark\|tid=[0-9]+\|\$" "$?:$(marks pip.csv)|$(cat err.txt)"
 else
-  skip "pip install ./python" "pip, setuptools or wheel missing (offline: pip needs them installed)"
+  skip "pip install ./python" "no python3 with pip, setuptools, wheel and venv (tests/setup-deps.sh installs Debian's)"
 fi
 
 # --- the demo: a server annotated only with flinch.window ---
