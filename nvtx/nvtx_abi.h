@@ -41,13 +41,23 @@ struct fnvtx_event_attributes {
     uint32_t color;
     int32_t payload_type;
     int32_t reserved0;
-    union { uint64_t u64; int64_t i64; double d; } payload;
+    union { uint64_t u64; int64_t i64; double d; uint32_t u32; int32_t i32; float f; } payload;
     int32_t message_type;
     union {
         const char *ascii;
         const wchar_t *unicode;
         fnvtx_string_handle registered;
     } message;
+};
+
+enum {                                          /* nvtxPayloadType_t */
+    FNVTX_PAYLOAD_UNKNOWN = 0,
+    FNVTX_PAYLOAD_U64 = 1,
+    FNVTX_PAYLOAD_I64 = 2,
+    FNVTX_PAYLOAD_DOUBLE = 3,
+    FNVTX_PAYLOAD_U32 = 4,
+    FNVTX_PAYLOAD_I32 = 5,
+    FNVTX_PAYLOAD_FLOAT = 6
 };
 
 enum { FNVTX_ETID_CALLBACKS = 1 };              /* NvtxExportTableID */
@@ -68,7 +78,9 @@ enum {                                          /* NvtxCallbackIdCore */
     FNVTX_CBID_CORE_RangePushEx = 8,
     FNVTX_CBID_CORE_RangePushA = 9,
     FNVTX_CBID_CORE_RangePushW = 10,
-    FNVTX_CBID_CORE_RangePop = 11
+    FNVTX_CBID_CORE_RangePop = 11,
+    FNVTX_CBID_CORE_NameCategoryA = 12,
+    FNVTX_CBID_CORE_NameCategoryW = 13
 };
 
 enum {                                          /* NvtxCallbackIdCore2 */
@@ -77,6 +89,8 @@ enum {                                          /* NvtxCallbackIdCore2 */
     FNVTX_CBID_CORE2_DomainRangeEnd = 3,
     FNVTX_CBID_CORE2_DomainRangePushEx = 4,
     FNVTX_CBID_CORE2_DomainRangePop = 5,
+    FNVTX_CBID_CORE2_DomainNameCategoryA = 8,
+    FNVTX_CBID_CORE2_DomainNameCategoryW = 9,
     FNVTX_CBID_CORE2_DomainRegisterStringA = 10,
     FNVTX_CBID_CORE2_DomainRegisterStringW = 11,
     FNVTX_CBID_CORE2_DomainCreateA = 12,

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "nvtx_abi.h"
+#include "nvtx_attrs.h"
 #include "nvtx_emit.h"
 #include "nvtx_filter.h"
 #include "nvtx_writer.h"
@@ -106,8 +107,8 @@ static int under_rate(int64_t now)
 }
 
 /* The label of a call's message; *pass: the filter's answer. */
-static void message_label(const struct fnvtx_domain *d, const struct fnvtx_event_attributes *a,
-                          char *label, int *pass)
+static void message_label_only(const struct fnvtx_domain *d, const struct fnvtx_event_attributes *a,
+                               char *label, int *pass)
 {
     if (!a || a->size < sizeof *a) {
         nvtx_label(label, NULL);
@@ -138,9 +139,19 @@ static void message_label(const struct fnvtx_domain *d, const struct fnvtx_event
     *pass = passes(d, label);
 }
 
+/* The label, the filter's answer and, for a mark that passes, what its
+ * attributes add (category, payload: nvtx_attrs.c). */
+static void message_label(const struct fnvtx_domain *d, const struct fnvtx_event_attributes *a,
+                          char *label, int *pass, struct nvtx_extra *x)
+{
+    message_label_only(d, a, label, pass);
+    if (*pass)
+        nvtx_extra_from(d, a, x);
+}
+
 /* --- marks --- */
 
-static void mark(const struct fnvtx_domain *d, const char *label, int pass)
+static void mark(const struct fnvtx_domain *d, const char *label, int pass, const struct nvtx_extra *x)
 {
     if (!pass) {
         nvtx_emit_drop(NVTX_DROP_FILTER);
@@ -151,15 +162,16 @@ static void mark(const struct fnvtx_domain *d, const char *label, int pass)
         nvtx_emit_drop(NVTX_DROP_RATE);
         return;
     }
-    nvtx_emit_mark(label, now, MARK_EDGE_NONE, 0, d->name);
+    nvtx_emit_mark(label, now, MARK_EDGE_NONE, 0, d->name, x);
 }
 
 static void cb_mark_ex(const struct fnvtx_event_attributes *a)
 {
     char label[MARK_LABEL_MAX + 1];
     int pass;
-    message_label(&default_domain, a, label, &pass);
-    mark(&default_domain, label, pass);
+    struct nvtx_extra x;
+    message_label(&default_domain, a, label, &pass, &x);
+    mark(&default_domain, label, pass, &x);
 }
 
 static void cb_mark_a(const char *msg)
@@ -170,27 +182,28 @@ static void cb_mark_a(const char *msg)
         return;
     }
     nvtx_label(label, msg);
-    mark(&default_domain, label, filter_by_name || default_domain.pass);
+    mark(&default_domain, label, filter_by_name || default_domain.pass, NULL);
 }
 
 static void cb_mark_w(const wchar_t *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     nvtx_label_w(label, msg);
-    mark(&default_domain, label, passes(&default_domain, label));
+    mark(&default_domain, label, passes(&default_domain, label), NULL);
 }
 
 static void cb_domain_mark_ex(fnvtx_domain_handle h, const struct fnvtx_event_attributes *a)
 {
     char label[MARK_LABEL_MAX + 1];
     int pass;
-    message_label(dom(h), a, label, &pass);
-    mark(dom(h), label, pass);
+    struct nvtx_extra x;
+    message_label(dom(h), a, label, &pass, &x);
+    mark(dom(h), label, pass, &x);
 }
 
 /* --- push / pop: one stack per thread, levels tagged with their domain --- */
 
-static int push(const struct fnvtx_domain *d, const char *label, int pass)
+static int push(const struct fnvtx_domain *d, const char *label, int pass, const struct nvtx_extra *x)
 {
     struct thread_stack *s = &stack;
     if (s->depth == STACK_MAX) {
@@ -219,7 +232,7 @@ static int push(const struct fnvtx_domain *d, const char *label, int pass)
         l->name = (uint16_t)s->used;
         s->used += len;
     }
-    nvtx_emit_mark(label, now, MARK_EDGE_START, l->n, d->name);
+    nvtx_emit_mark(label, now, MARK_EDGE_START, l->n, d->name, x);
     return s->depth - 1;
 }
 
@@ -240,7 +253,7 @@ static int pop(const struct fnvtx_domain *d)
     s->depth--;
     if (l.recorded)
         nvtx_emit_mark(l.name == NO_NAME ? "(nvtx range)" : s->names + l.name, nvtx_now_ns(),
-                       MARK_EDGE_END, l.n, d->name);
+                       MARK_EDGE_END, l.n, d->name, NULL);
     if (l.name != NO_NAME && i == s->depth)
         s->used = l.name;               /* the top's name: its bytes are free again */
     if (s->depth == 0)
@@ -252,24 +265,25 @@ static int cb_push_ex(const struct fnvtx_event_attributes *a)
 {
     char label[MARK_LABEL_MAX + 1];
     int pass;
-    message_label(&default_domain, a, label, &pass);
-    return push(&default_domain, label, pass);
+    struct nvtx_extra x;
+    message_label(&default_domain, a, label, &pass, &x);
+    return push(&default_domain, label, pass, &x);
 }
 
 static int cb_push_a(const char *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     if (filter_by_name && !passes(&default_domain, msg))
-        return push(&default_domain, NULL, 0);
+        return push(&default_domain, NULL, 0, NULL);
     nvtx_label(label, msg);
-    return push(&default_domain, label, filter_by_name || default_domain.pass);
+    return push(&default_domain, label, filter_by_name || default_domain.pass, NULL);
 }
 
 static int cb_push_w(const wchar_t *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     nvtx_label_w(label, msg);
-    return push(&default_domain, label, passes(&default_domain, label));
+    return push(&default_domain, label, passes(&default_domain, label), NULL);
 }
 
 static int cb_pop(void) { return pop(&default_domain); }
@@ -278,8 +292,9 @@ static int cb_domain_push_ex(fnvtx_domain_handle h, const struct fnvtx_event_att
 {
     char label[MARK_LABEL_MAX + 1];
     int pass;
-    message_label(dom(h), a, label, &pass);
-    return push(dom(h), label, pass);
+    struct nvtx_extra x;
+    message_label(dom(h), a, label, &pass, &x);
+    return push(dom(h), label, pass, &x);
 }
 
 static int cb_domain_pop(fnvtx_domain_handle h) { return pop(dom(h)); }
@@ -291,7 +306,8 @@ static int cb_domain_pop(fnvtx_domain_handle h) { return pop(dom(h)); }
  * slot was taken by a newer range writes "(nvtx range)": the id, not the
  * label, pairs it. --- */
 
-static fnvtx_range_id start(const struct fnvtx_domain *d, const char *label, int pass)
+static fnvtx_range_id start(const struct fnvtx_domain *d, const char *label, int pass,
+                            const struct nvtx_extra *x)
 {
     uint64_t n = atomic_fetch_add(&next_range, 1);
     if (!pass) {
@@ -307,7 +323,7 @@ static fnvtx_range_id start(const struct fnvtx_domain *d, const char *label, int
     atomic_store(&o->n, 0);
     snprintf(o->label, sizeof o->label, "%s", label);
     atomic_store(&o->n, n);
-    nvtx_emit_mark(label, now, MARK_EDGE_START, n, d->name);
+    nvtx_emit_mark(label, now, MARK_EDGE_START, n, d->name, x);
     return n << 1 | 1;
 }
 
@@ -325,29 +341,30 @@ static void end(const struct fnvtx_domain *d, fnvtx_range_id id)
         if (!atomic_compare_exchange_strong(&o->n, &expect, 0))
             strcpy(label, "(nvtx range)");  /* reused while we copied */
     }
-    nvtx_emit_mark(label, now, MARK_EDGE_END, n, d->name);
+    nvtx_emit_mark(label, now, MARK_EDGE_END, n, d->name, NULL);
 }
 
 static fnvtx_range_id cb_start_ex(const struct fnvtx_event_attributes *a)
 {
     char label[MARK_LABEL_MAX + 1];
     int pass;
-    message_label(&default_domain, a, label, &pass);
-    return start(&default_domain, label, pass);
+    struct nvtx_extra x;
+    message_label(&default_domain, a, label, &pass, &x);
+    return start(&default_domain, label, pass, &x);
 }
 
 static fnvtx_range_id cb_start_a(const char *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     nvtx_label(label, msg);
-    return start(&default_domain, label, passes(&default_domain, msg));
+    return start(&default_domain, label, passes(&default_domain, msg), NULL);
 }
 
 static fnvtx_range_id cb_start_w(const wchar_t *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     nvtx_label_w(label, msg);
-    return start(&default_domain, label, passes(&default_domain, label));
+    return start(&default_domain, label, passes(&default_domain, label), NULL);
 }
 
 static void cb_end(fnvtx_range_id id) { end(&default_domain, id); }
@@ -356,8 +373,9 @@ static fnvtx_range_id cb_domain_start_ex(fnvtx_domain_handle h, const struct fnv
 {
     char label[MARK_LABEL_MAX + 1];
     int pass;
-    message_label(dom(h), a, label, &pass);
-    return start(dom(h), label, pass);
+    struct nvtx_extra x;
+    message_label(dom(h), a, label, &pass, &x);
+    return start(dom(h), label, pass, &x);
 }
 
 static void cb_domain_end(fnvtx_domain_handle h, fnvtx_range_id id) { end(dom(h), id); }
@@ -394,6 +412,30 @@ static fnvtx_domain_handle cb_domain_create_w(const wchar_t *name)
 
 static void cb_domain_destroy(fnvtx_domain_handle h) { (void)h; }
 
+static void cb_name_category_a(uint32_t id, const char *name)
+{
+    nvtx_category_name(&default_domain, id, name);
+}
+
+static void cb_name_category_w(uint32_t id, const wchar_t *name)
+{
+    char utf8[MARK_LABEL_MAX + 1];
+    nvtx_label_w(utf8, name);
+    nvtx_category_name(&default_domain, id, utf8);
+}
+
+static void cb_domain_name_category_a(fnvtx_domain_handle h, uint32_t id, const char *name)
+{
+    nvtx_category_name(dom(h), id, name);
+}
+
+static void cb_domain_name_category_w(fnvtx_domain_handle h, uint32_t id, const wchar_t *name)
+{
+    char utf8[MARK_LABEL_MAX + 1];
+    nvtx_label_w(utf8, name);
+    nvtx_category_name(dom(h), id, utf8);
+}
+
 static fnvtx_string_handle register_string(fnvtx_domain_handle h, const char *label)
 {
     if (atomic_fetch_add(&nstrings, 1) >= STRINGS_MAX)
@@ -427,6 +469,7 @@ static void child_after_fork(void)
 {
     nvtx_emit_after_fork();
     pthread_mutex_init(&registry_lock, NULL);
+    nvtx_attrs_after_fork();
     /* the ranges open in the forking thread are the parent's to end */
     for (int i = 0; i < stack.depth; i++)
         stack.e[i].recorded = 0;
@@ -490,6 +533,8 @@ EXPORT int InitializeInjectionNvtx2(fnvtx_get_export_table get_export_table)
         fill(t, size, FNVTX_CBID_CORE_RangePushA, FN(cb_push_a));
         fill(t, size, FNVTX_CBID_CORE_RangePushW, FN(cb_push_w));
         fill(t, size, FNVTX_CBID_CORE_RangePop, FN(cb_pop));
+        fill(t, size, FNVTX_CBID_CORE_NameCategoryA, FN(cb_name_category_a));
+        fill(t, size, FNVTX_CBID_CORE_NameCategoryW, FN(cb_name_category_w));
     }
     if (cb->get_module_function_table(FNVTX_CB_MODULE_CORE2, &t, &size) && t) {
         fill(t, size, FNVTX_CBID_CORE2_DomainMarkEx, FN(cb_domain_mark_ex));
@@ -497,6 +542,8 @@ EXPORT int InitializeInjectionNvtx2(fnvtx_get_export_table get_export_table)
         fill(t, size, FNVTX_CBID_CORE2_DomainRangeEnd, FN(cb_domain_end));
         fill(t, size, FNVTX_CBID_CORE2_DomainRangePushEx, FN(cb_domain_push_ex));
         fill(t, size, FNVTX_CBID_CORE2_DomainRangePop, FN(cb_domain_pop));
+        fill(t, size, FNVTX_CBID_CORE2_DomainNameCategoryA, FN(cb_domain_name_category_a));
+        fill(t, size, FNVTX_CBID_CORE2_DomainNameCategoryW, FN(cb_domain_name_category_w));
         fill(t, size, FNVTX_CBID_CORE2_DomainRegisterStringA, FN(cb_register_string_a));
         fill(t, size, FNVTX_CBID_CORE2_DomainRegisterStringW, FN(cb_register_string_w));
         fill(t, size, FNVTX_CBID_CORE2_DomainCreateA, FN(cb_domain_create_a));

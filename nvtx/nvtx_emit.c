@@ -359,7 +359,7 @@ static void maybe_report(int64_t now)
 }
 
 void nvtx_emit_mark(const char *label, int64_t t, enum mark_edge edge, uint64_t n,
-                    const char *domain)
+                    const char *domain, const struct nvtx_extra *x)
 {
     char line[NVTX_LINE_MAX];
     size_t len = format_head(line, label, t);
@@ -375,6 +375,14 @@ void nvtx_emit_mark(const char *label, int64_t t, enum mark_edge edge, uint64_t 
     if (domain[0]) {
         len += put_str(line + len, " domain=");
         len += put_str(line + len, domain);
+    }
+    if (x && x->category[0]) {
+        len += put_str(line + len, " category=");
+        len += put_str(line + len, x->category);
+    }
+    if (x && x->payload[0]) {
+        len += put_str(line + len, " payload=");
+        len += put_str(line + len, x->payload);
     }
     line[len++] = '\n';
     switch (nvtx_writer_enqueue(line, len)) {

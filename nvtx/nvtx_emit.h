@@ -48,12 +48,20 @@ void nvtx_label_w(char *dst, const wchar_t *src);
  * bytes and spaces also become '_'. */
 void nvtx_domain_name(char *dst, const char *src);
 
+/* What an NVTX event's attributes add to its mark: category= and
+ * payload= ("" : none). */
+struct nvtx_extra {
+    char category[MARK_CATEGORY_MAX + 1];
+    char payload[MARK_PAYLOAD_MAX + 1];
+};
+
 /* Writes one mark: label at t, with edge start/end of range PID.n (edge
- * MARK_EDGE_NONE: a plain mark), this thread's tid and the domain (""
- * default: no domain=). Counts it as undelivered when it cannot be
- * written. Also sends the pending drop counts, at most once a second. */
+ * MARK_EDGE_NONE: a plain mark), this thread's tid, the domain (""
+ * default: no domain=) and x (NULL: nothing more). Counts it as
+ * undelivered when it cannot be written. Without the writer thread also
+ * sends the pending drop counts, at most once a second. */
 void nvtx_emit_mark(const char *label, int64_t t, enum mark_edge edge, uint64_t n,
-                    const char *domain);
+                    const char *domain, const struct nvtx_extra *x);
 
 /* Counts one mark not recorded for that reason. */
 void nvtx_emit_drop(enum nvtx_drop why);

@@ -56,6 +56,10 @@ int analysis_range_options(struct analysis_options *o)
         diag_error("--domain goes with --range (see --help)");
         return -1;
     }
+    if (o->range_category && (!o->range_name || !o->range_category[0])) {
+        diag_error(o->range_name ? "--category: empty category" : "--category goes with --range (see --help)");
+        return -1;
+    }
     if (!o->range_name)
         return 0;
     if (o->start_label || o->end_label) {
@@ -470,9 +474,10 @@ int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *
     }
     if (o->range_namer)
         pairing_init_any(&c->pair[0], o->range_namer, o->range_namer_arg);
-    else if (o->range_name)
+    else if (o->range_name) {
         pairing_init_range(&c->pair[0], o->range_name, o->range_domain);
-    else
+        c->pair[0].category = o->range_category;
+    } else
         pairing_init(&c->pair[0], o->start_label, o->end_label);
     if (o->idle_start)
         pairing_init(&c->pair[1], o->idle_start, o->idle_end);

@@ -183,6 +183,7 @@ struct analysis_options {
     const char *start_label, *end_label;
     const char *range_name;              /* --range: pair MARKs by range ID (windows.h); start/end = it */
     const char *range_domain;            /* --domain: only that NVTX domain ("" default); NULL any */
+    const char *range_category;          /* --category: only ranges whose start has that category; NULL any */
     /* Instead of a label or range name: every range, each window named by
      * this (windows.h, pairing_init_any); start/end labels must be "". */
     const char *(*range_namer)(void *arg, const char *label);

@@ -183,7 +183,7 @@ static int on_range_mark(struct pairing *p, const char *label, const struct mark
     int named = strcmp(label, p->start_label) == 0 &&
                 (!p->domain || strcmp(a->domain, p->domain) == 0);
     if (a->edge == MARK_EDGE_START) {
-        if (!named)
+        if (!named || (p->category && strcmp(a->category, p->category) != 0))
             return 0;
         if (grow_open(p) != 0)
             return -1;
@@ -201,7 +201,7 @@ static int on_range_mark(struct pairing *p, const char *label, const struct mark
         close_open(p, i, step);
         return 0;
     }
-    if (named)
+    if (named && !p->category)
         p->unmatched_ends++;
     return 0;
 }

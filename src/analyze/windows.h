@@ -41,6 +41,8 @@ struct pairing {
     range_namer_fn namer;    /* pairing_init_any */
     void *namer_arg;
     const char *domain;      /* by range: only this domain ("" default); NULL any */
+    const char *category;    /* by range: only starts with this category=; NULL any
+                                (an end carries none: unmatched ends are not counted) */
     long unmatched_ends;
     /* private: open windows, as (id, start time) */
     long *open_id;

@@ -34,6 +34,8 @@ static void usage(FILE *out)
         "  --range NAME           instead of --start/--end: every range NAME (NVTX, flinch.window),\n"
         "                         start and end paired by the range id in column mark_attrs\n"
         "  --domain NAME          with --range: only ranges of that NVTX domain ('' the default)\n"
+        "  --category NAME        with --range: only ranges whose start has that NVTX category\n"
+        "                         (its registered name, else its number)\n"
         "  --method exact|seed    exact (default): energy counter, else instantaneous, else\n"
         "                         averaged power, integrated over exactly [start, end];\n"
         "                         seed: the original's arithmetic and output, to compare\n"
@@ -80,6 +82,7 @@ int cmd_analyze(int argc, char **argv)
         { "end", required_argument, NULL, 'e' },
         { "range", required_argument, NULL, 'r' },
         { "domain", required_argument, NULL, 'd' },
+        { "category", required_argument, NULL, 'g' },
         { "method", required_argument, NULL, 'm' },
         { "windows", no_argument, NULL, 'w' },
         { "format", required_argument, NULL, 'f' },
@@ -116,6 +119,7 @@ int cmd_analyze(int argc, char **argv)
         case 'e': o.end_label = optarg; break;
         case 'r': o.range_name = optarg; break;
         case 'd': o.range_domain = optarg; break;
+        case 'g': o.range_category = optarg; break;
         case 'w': ro.windows_table = 1; break;
         case 'm':
             if (strcmp(optarg, "seed") == 0)
@@ -182,8 +186,16 @@ int cmd_analyze(int argc, char **argv)
     }
     if (analysis_range_options(&o) != 0)
         return EXIT_USAGE;
-    if (o.range_name && (seed || nfiles > 1)) {
-        diag_error("--range reads one trace, with --method exact");
+    /* Range ids are PID.N, unique within one recording host only, and a
+     * window opened on one host says nothing about which other hosts'
+     * GPUs it covers: several traces with --range are refused, not guessed. */
+    if (o.range_name && nfiles > 1) {
+        diag_error("--range pairs the ranges of one trace, and %d were given: analyze each "
+                   "trace alone, or use --start HOST:LABEL --end HOST:LABEL across traces", nfiles);
+        return EXIT_USAGE;
+    }
+    if (o.range_name && seed) {
+        diag_error("--range works with --method exact only");
         return EXIT_USAGE;
     }
     if (!nfiles || !o.start_label || !o.end_label) {

@@ -192,7 +192,25 @@ static void instant(FILE *f, int pid, int tid, const char *scope, int64_t ts_ns,
     json_write_string(f, row->label);
     fprintf(f, ",\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":%d", scope, pid, tid);
     perfetto_write_ts(f, "ts", ts_ns);
-    fprintf(f, ",\"args\":{\"line\":%ld}}", row->line);
+    fprintf(f, ",\"args\":{\"line\":%ld", row->line);
+    if (row->has_attrs) {                   /* NVTX's: the reader validated them */
+        const struct mark_attrs *a = &row->attrs;
+        if (a->edge != MARK_EDGE_NONE) {
+            fputs(a->edge == MARK_EDGE_START ? ",\"start\":" : ",\"end\":", f);
+            json_write_string(f, a->range_id);
+        }
+        if (a->domain[0]) {
+            fputs(",\"domain\":", f);
+            json_write_string(f, a->domain);
+        }
+        if (a->category[0]) {
+            fputs(",\"category\":", f);
+            json_write_string(f, a->category);
+        }
+        if (a->has_payload)                 /* a JSON number as written (64-bit exact) */
+            fprintf(f, ",\"payload\":%s", a->payload);
+    }
+    fputs("}}", f);
 }
 
 int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t origin_ns,

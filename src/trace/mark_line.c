@@ -6,7 +6,9 @@
  * SVG text, so it is strict. It never allocates and never reads outside
  * line[0..len).
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mark_line.h"
@@ -72,6 +74,63 @@ static int parse_count(const char *s, size_t len, long long *out)
     return 0;
 }
 
+/* A name value (domain=, category=): 1..max bytes, no control byte (a
+ * space cannot reach here: it separates tokens). */
+static int parse_name(const char *v, size_t vlen, size_t max, char *out)
+{
+    if (out[0] || vlen == 0 || vlen > max)
+        return -1;
+    for (size_t i = 0; i < vlen; i++)
+        if (is_control((unsigned char)v[i]))
+            return -1;
+    memcpy(out, v, vlen);
+    out[vlen] = '\0';
+    return 0;
+}
+
+static size_t digits(const char *s, size_t i, size_t len)
+{
+    size_t n = 0;
+    while (i + n < len && s[i + n] >= '0' && s[i + n] <= '9')
+        n++;
+    return n;
+}
+
+/* A payload: the JSON number grammar, so that export can write it as it
+ * is; at most MARK_PAYLOAD_MAX bytes and finite as a double (1e999 is
+ * refused). */
+static int parse_payload(const char *v, size_t vlen, struct mark_attrs *out)
+{
+    if (out->has_payload || vlen == 0 || vlen > MARK_PAYLOAD_MAX)
+        return -1;
+    size_t i = v[0] == '-', n = digits(v, i, vlen);
+    if (n == 0 || (n > 1 && v[i] == '0'))
+        return -1;
+    i += n;
+    if (i < vlen && v[i] == '.') {
+        if ((n = digits(v, i + 1, vlen)) == 0)
+            return -1;
+        i += 1 + n;
+    }
+    if (i < vlen && (v[i] == 'e' || v[i] == 'E')) {
+        i++;
+        if (i < vlen && (v[i] == '+' || v[i] == '-'))
+            i++;
+        if ((n = digits(v, i, vlen)) == 0)
+            return -1;
+        i += n;
+    }
+    if (i != vlen)
+        return -1;
+    memcpy(out->payload, v, vlen);
+    out->payload[vlen] = '\0';
+    out->payload_value = strtod(out->payload, NULL);
+    if (!isfinite(out->payload_value))
+        return -1;
+    out->has_payload = 1;
+    return 0;
+}
+
 /* One key=value token into out; -1 when unknown, repeated or malformed. */
 static int parse_attr(const char *tok, size_t len, struct mark_attrs *out)
 {
@@ -97,16 +156,12 @@ static int parse_attr(const char *tok, size_t len, struct mark_attrs *out)
         out->has_tid = 1;
         return 0;
     }
-    if (klen == 6 && memcmp(tok, "domain", 6) == 0) {
-        if (out->domain[0] || vlen == 0 || vlen > MARK_DOMAIN_MAX)
-            return -1;
-        for (size_t i = 0; i < vlen; i++)
-            if (is_control((unsigned char)v[i]))
-                return -1;
-        memcpy(out->domain, v, vlen);
-        out->domain[vlen] = '\0';
-        return 0;
-    }
+    if (klen == 6 && memcmp(tok, "domain", 6) == 0)
+        return parse_name(v, vlen, MARK_DOMAIN_MAX, out->domain);
+    if (klen == 8 && memcmp(tok, "category", 8) == 0)
+        return parse_name(v, vlen, MARK_CATEGORY_MAX, out->category);
+    if (klen == 7 && memcmp(tok, "payload", 7) == 0)
+        return parse_payload(v, vlen, out);
     if (klen == 7 && memcmp(tok, "dropped", 7) == 0) {
         if (out->has_dropped || parse_count(v, vlen, &out->dropped) != 0)
             return -1;
@@ -156,6 +211,10 @@ size_t mark_attrs_format(const struct mark_attrs *a, char *buf, size_t size)
         n += (size_t)snprintf(buf + n, size - n, "%stid=%lld", n ? " " : "", a->tid);
     if (a->domain[0] && n < size)
         n += (size_t)snprintf(buf + n, size - n, "%sdomain=%s", n ? " " : "", a->domain);
+    if (a->category[0] && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%scategory=%s", n ? " " : "", a->category);
+    if (a->has_payload && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%spayload=%s", n ? " " : "", a->payload);
     return n < size ? n : size - 1;
 }
 
@@ -231,7 +290,7 @@ const char *mark_line_status_str(enum mark_line_status status)
     case MARK_LINE_BAD_STAMP:    return "timestamp after the tab is not a positive integer of ns";
     case MARK_LINE_NO_LABEL:     return "empty label before the tab";
     case MARK_LINE_BAD_ATTRS:    return "attributes after the second tab are not start=ID, end=ID, "
-                                        "tid=N, domain=NAME or dropped=N";
+                                        "tid=N, domain=NAME, category=NAME, payload=NUMBER or dropped=N";
     }
     return "unknown mark line status";
 }

@@ -11,6 +11,11 @@
  *                       recording; clients use PID.N). Analyze pairs by ID.
  *   tid=N               the writer's thread id (1..19 digits)
  *   domain=NAME         NVTX domain (1..64 bytes, no space or control byte)
+ *   category=NAME       NVTX category: its registered name, else its number
+ *                       (1..64 bytes, no space or control byte)
+ *   payload=NUMBER      NVTX payload: a JSON number (-?int[.frac][e[+-]exp]),
+ *                       1..32 bytes, finite as a double; kept as written, so
+ *                       a 64-bit integer stays exact
  *   dropped=N           not a mark: the client reports N marks it dropped
  *                       (filter, rate cap, undelivered); the recorder writes
  *                       an EVENT row. Not with start/end.
@@ -39,8 +44,11 @@ enum mark_line_status {
 
 #define MARK_RANGE_ID_MAX 40
 #define MARK_DOMAIN_MAX 64
+#define MARK_CATEGORY_MAX 64
+#define MARK_PAYLOAD_MAX 32
 /* Longest canonical ATTRS text (mark_attrs_format), without the NUL. */
-#define MARK_ATTRS_MAX (6 + MARK_RANGE_ID_MAX + 5 + 19 + 8 + MARK_DOMAIN_MAX)
+#define MARK_ATTRS_MAX (6 + MARK_RANGE_ID_MAX + 5 + 19 + 8 + MARK_DOMAIN_MAX + 10 + \
+                        MARK_CATEGORY_MAX + 9 + MARK_PAYLOAD_MAX)
 
 enum mark_edge { MARK_EDGE_NONE, MARK_EDGE_START, MARK_EDGE_END };
 
@@ -50,6 +58,10 @@ struct mark_attrs {
     int has_tid;
     long long tid;
     char domain[MARK_DOMAIN_MAX + 1];       /* "" : the default domain */
+    char category[MARK_CATEGORY_MAX + 1];   /* "" : none */
+    int has_payload;
+    char payload[MARK_PAYLOAD_MAX + 1];     /* as written (a JSON number) */
+    double payload_value;                   /* the same as a double (finite) */
     int has_dropped;
     long long dropped;
 };
@@ -80,7 +92,8 @@ int mark_stamp_in_range(int64_t stamp_ns, int64_t now_ns);
 int mark_attrs_parse(const char *s, size_t len, struct mark_attrs *out);
 
 /* The canonical text of the attributes a MARK row keeps (edge and id, tid,
- * domain; never dropped=), e.g. "start=812.4 tid=815 domain=vllm"; "" when
+ * domain, category, payload; never dropped=), e.g. "start=812.4 tid=815
+ * domain=vllm category=decode payload=17"; "" when
  * there are none. Returns the length (always < size when size > MARK_ATTRS_MAX). */
 size_t mark_attrs_format(const struct mark_attrs *a, char *buf, size_t size);
 

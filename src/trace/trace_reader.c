@@ -538,7 +538,7 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
     if (i >= 0 && csv->field_len[i] && row->type == TRACE_MARK) {
         if (mark_attrs_parse(csv->field[i], csv->field_len[i], &row->attrs) != 0 ||
             row->attrs.has_dropped)
-            return fail(tr, row->line, "column mark_attrs: not start=ID, end=ID, tid=N or domain=NAME: '%s'%s",
+            return fail(tr, row->line, "column mark_attrs: not start=ID, end=ID, tid=N, domain=NAME, category=NAME or payload=NUMBER: '%s'%s",
                         quote_cell(csv->field[i], cellbuf, sizeof cellbuf), "");
         row->has_attrs = 1;
     }

@@ -26,8 +26,8 @@ dropped() {  # the sum of the marks_dropped counts for one reason
 # --- our own host: init twice, every slot, pairing, fork ---
 out=$(rec host.csv --nvtx -- "$HELPERS/nvtx_host" 2>err.txt)
 expect_eq "host: exit 0, no warnings" "$?:$(cat err.txt)" "0:"
-expect_eq "host: two NVTX copies initialised, 21 slots each" "$(echo "$out" | head -n 1)" \
-  "init twice: 21 and 21 slots filled"
+expect_eq "host: two NVTX copies initialised, 25 slots each" "$(echo "$out" | head -n 1)" \
+  "init twice: 25 and 25 slots filled"
 expect_eq "host: push/pop levels as NVTX defines them" "$(echo "$out" | sed -n 2p)" \
   "push 0 1 pop 1 0, pop on empty -1"
 expect_eq "host: one domain per name" "$(echo "$out" | sed -n 3p)" "domain created twice is one: yes"

@@ -64,7 +64,7 @@ expect_status "--domain without --range refused" 2 "$FLINCH" analyze --csv r.csv
 sed 's/,start=7.1 tid=11 domain=srv,/,start=7.1 colour=red,/' r.csv > bad.csv
 line=$(grep -n 'colour=red' bad.csv | cut -d: -f1)
 expect_eq "malformed mark_attrs cell: file, line, column" "$("$FLINCH" analyze --csv bad.csv --range request 2>&1)" \
-  "flinch analyze: bad.csv:$line: column mark_attrs: not start=ID, end=ID, tid=N or domain=NAME: 'start=7.1 colour=red'"
+  "flinch analyze: bad.csv:$line: column mark_attrs: not start=ID, end=ID, tid=N, domain=NAME, category=NAME or payload=NUMBER: 'start=7.1 colour=red'"
 
 "$FLINCH" plot r.csv -o r.svg --range request --domain srv 2>/dev/null
 expect_eq "plot --range shades the two requests" \
@@ -79,5 +79,13 @@ if command -v python3 >/dev/null 2>&1; then
 else
   skip "original analyze_trace.py reads a trace with mark_attrs" "python3 missing"
 fi
+
+# --range across several traces (HOST=PATH): refused, saying why and what to do instead
+cp r.csv r2.csv
+"$FLINCH" analyze --csv a=r.csv --csv b=r2.csv --range request >/dev/null 2>err.txt
+expect_eq "--range with two traces: exit 2 and the way out" "$?:$(cat err.txt)" \
+  "2:flinch analyze: --range pairs the ranges of one trace, and 2 were given: analyze each trace alone, or use --start HOST:LABEL --end HOST:LABEL across traces"
+"$FLINCH" analyze --csv r.csv --range request --method seed >/dev/null 2>err.txt
+expect_eq "--range with --method seed: exit 2" "$?:$(cat err.txt)" "2:flinch analyze: --range works with --method exact only"
 
 done_testing

@@ -240,6 +240,58 @@ static void test_attrs(void)
     CHECK(parse("d\t7", &m) == MARK_LINE_OK && m.has_attrs == 0);
 }
 
+/* category= and payload= (NVTX event attributes): canonical order, the
+ * payload kept as written (64-bit integers exact), JSON number grammar only. */
+static void test_category_payload(void)
+{
+    struct mark_line m;
+    char buf[MARK_ATTRS_MAX + 1];
+    CHECK(parse("d\t7\tpayload=-9007199254740993 category=io_wait tid=3 start=1.2", &m) == MARK_LINE_OK);
+    CHECK_STR(m.attrs.category, "io_wait");
+    CHECK(m.attrs.has_payload);
+    CHECK_STR(m.attrs.payload, "-9007199254740993");
+    CHECK(m.attrs.payload_value == -9007199254740992.0);    /* as near as a double gets */
+    mark_attrs_format(&m.attrs, buf, sizeof buf);
+    CHECK_STR(buf, "start=1.2 tid=3 category=io_wait payload=-9007199254740993");
+    const char *good[] = { "0", "-0", "18446744073709551615", "0.1", "1.5e-7", "2E+300", "-1.25e3" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char line[80];
+        snprintf(line, sizeof line, "d\t7\tpayload=%s", good[i]);
+        CHECK(parse(line, &m) == MARK_LINE_OK && m.attrs.has_payload && strcmp(m.attrs.payload, good[i]) == 0);
+    }
+    CHECK(parse("d\t7\tpayload=0.1", &m) == MARK_LINE_OK && m.attrs.payload_value == 0.1);
+    /* the longest category and payload fit MARK_ATTRS_MAX with everything else */
+    char line[600];
+    snprintf(line, sizeof line, "d\t7\tstart=%040d tid=1234567890123456789 domain=%064d category=%064d "
+             "payload=-1.2345678901234567890123e-300", 1, 2, 3);
+    CHECK(parse(line, &m) == MARK_LINE_OK);
+    CHECK(mark_attrs_format(&m.attrs, buf, sizeof buf) == strlen(line) - 4);
+    const char *bad[] = {
+        "d\t7\tpayload=",
+        "d\t7\tpayload=1.",                 /* not JSON numbers */
+        "d\t7\tpayload=.5",
+        "d\t7\tpayload=01",
+        "d\t7\tpayload=+1",
+        "d\t7\tpayload=0x10",
+        "d\t7\tpayload=nan",
+        "d\t7\tpayload=inf",
+        "d\t7\tpayload=1e",
+        "d\t7\tpayload=1e999",              /* not finite */
+        "d\t7\tpayload=123456789012345678901234567890123",   /* 33 bytes */
+        "d\t7\tpayload=1 payload=2",
+        "d\t7\tcategory=",
+        "d\t7\tcategory=a\x7f",
+        "d\t7\tcategory=a category=b",
+        "d\t7\tcategory=12345678901234567890123456789012345678901234567890123456789012345", /* 65 */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (parse(bad[i], &m) != MARK_LINE_BAD_ATTRS) {
+            CHECK(parse(bad[i], &m) == MARK_LINE_BAD_ATTRS);
+            fprintf(stderr, "    input #%zu\n", i);
+        }
+    }
+}
+
 static void test_status_strings(void)
 {
     CHECK_STR(mark_line_status_str(MARK_LINE_TOO_LONG), "label longer than 256 bytes");
@@ -280,6 +332,7 @@ int main(void)
     run_test("control characters rejected", test_control_chars);
     run_test("never reads past len", test_respects_len);
     run_test("range attributes", test_attrs);
+    run_test("category and payload attributes", test_category_payload);
     run_test("status strings", test_status_strings);
     run_test("stamp within a day of the recorder's clock", test_stamp_range);
     return check_exit_status();

@@ -1,0 +1,68 @@
+# nvtx_attrs.sh — NVTX event attributes through the bridge (issue 12):
+# category (named by nvtxNameCategoryA/W, nvtxDomainNameCategoryA, or its
+# number) and payload of every type, from an application built with the
+# real nvtx3 headers (tests/nvtx/attrs.c); the mark_attrs column, the
+# reader's validation, and the Perfetto export's args.
+. "$ROOT/tests/lib.sh"
+
+rec() {  # rec OUT.csv [record options] -- CMD...
+  out=$1; shift
+  FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record -q --out "$out" --interval-ms 10 \
+    --nvml-lib "$SIM" --no-rapl "$@"
+}
+# label|mark_attrs without the ids and tid, in stamp order
+attrs() { awk -F, '$3 == "MARK" && $4 != "\"begin\"" && $4 != "\"end\"" { gsub(/"/, "", $4); print $1, $4 "|" $24 }' "$1" |
+  sort -n | cut -d' ' -f2- | sed 's/\(start\|end\)=[0-9.]* //; s/tid=[0-9]*//; s/| /|/; s/ $//'; }
+
+inc=
+for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda $(ls -d /usr/local/cuda-* 2>/dev/null | sort -r -V) /opt/cuda /usr; do
+  if [ -n "$d" ] && [ -f "$d/include/nvtx3/nvToolsExt.h" ]; then inc=$d/include; break; fi
+done
+if [ -z "$inc" ]; then
+  skip "nvtx3 categories and payloads" "no nvtx3 headers"
+  done_testing
+fi
+echo "# nvtx3 headers: $inc/nvtx3"
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -I"$inc" "$ROOT/tests/nvtx/attrs.c" -o attrs -ldl -lm
+expect_eq "attrs app builds against nvtx3" "$?" 0
+
+rec a.csv --nvtx -- ./attrs 2>err.txt
+expect_eq "attrs app: exit 0, no warnings" "$?:$(cat err.txt)" "0:"
+expect_eq "categories (named, numbered, per domain) and payloads of every type, in mark_attrs" \
+  "$(attrs a.csv | tr '\n' ' ')" \
+  "attr_mark|category=io_wait payload=-9007199254740993 attr_push|category=2 payload=18446744073709551615 attr_push| attr_start|payload=0.1 attr_start| attr_float|category=wide_é payload=1.5 attr_u32|payload=4000000000 attr_nan| attr_dom|domain=attrdom category=decode payload=-7 attr_dom|domain=attrdom attr_dom|domain=attrdom category=decode payload=-7 attr_dom|domain=attrdom "
+
+"$FLINCH" export --format perfetto --no-windows -q a.csv -o a.json 2>err.txt
+expect_eq "export: exit 0" "$?:$(cat err.txt)" "0:"
+if command -v python3 >/dev/null 2>&1; then
+  out=$(python3 - a.json <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+for e in ev:
+    if e.get("ph") == "i" and e["name"] in ("attr_mark", "attr_push", "attr_dom"):
+        a = e["args"]
+        print(e["name"], a.get("category"), repr(a.get("payload")), a.get("domain"))
+PY
+)
+  expect_eq "export: category and payload as Perfetto args (the int64 exact, as a JSON number)" "$(echo "$out" | tr '\n' ';')" \
+    "attr_mark io_wait -9007199254740993 None;attr_push 2 18446744073709551615 None;attr_push None None None;attr_dom decode -7 attrdom;attr_dom None None attrdom;attr_dom decode -7 attrdom;attr_dom None None attrdom;"
+fi
+
+# analyze --category: the ranges whose start carries that category
+nwin() { "$FLINCH" analyze --csv a.csv --format csv "$@" 2>/dev/null | awk -F, 'NR > 1' | wc -l | tr -d ' '; }
+expect_eq "--range attr_dom --category decode: both ranges; attr_push by its number" \
+  "$(nwin --range attr_dom --category decode):$(nwin --range attr_push --category 2):$(nwin --range attr_push)" "2:1:1"
+"$FLINCH" analyze --csv a.csv --range attr_push --category io_wait >/dev/null 2>err.txt
+expect_eq "--category that no start of the range has: no window, exit 2" "$?:$(grep -c "no window" err.txt)" "2:1"
+"$FLINCH" analyze --csv a.csv --category decode >/dev/null 2>err.txt
+expect_eq "--category without --range: exit 2" "$?:$(cat err.txt)" "2:flinch analyze: --category goes with --range (see --help)"
+
+# the reader: a trace whose payload is not a JSON number is refused, naming line and cell
+line=$(grep -n ',"attr_u32",' a.csv | cut -d: -f1)
+sed "${line}s/payload=4000000000/payload=1e999/" a.csv > bad.csv
+"$FLINCH" analyze --csv bad.csv --range attr_push >/dev/null 2>err.txt
+expect_eq "a payload out of range in a trace: exit 2, file, line and cell" "$?:$(cat err.txt)" \
+  "2:flinch analyze: bad.csv:$line: column mark_attrs: not start=ID, end=ID, tid=N, domain=NAME, category=NAME or payload=NUMBER: 'tid=$(awk -F, -v l="$line" 'NR == l { sub(/.*tid=/, "", $24); sub(/ .*/, "", $24); print $24 }' a.csv) payload=1e999'"
+
+done_testing
