@@ -128,6 +128,18 @@ expect_eq "NO_PERMISSION at the first sample: one EVENT row, tried once" \
   "$(gpm noperm2.csv | wc -l) $(calls nvmlGpmSampleGet) $(events noperm2.csv)" \
   '0 1 flinch_gpm gpu=0 status=off reason=no_permission detail="Insufficient Permissions"'
 
+printf 'error 4 nvmlGpmMetricsGet\nat 0 util=50\n' > noperm3.scn
+rec noperm3.scn noperm3.csv --seconds 0.5
+expect_eq "NO_PERMISSION at the first metrics call (tick 20): GPM stops there, the second EVENT row says why" \
+  "$(gpm noperm3.csv | wc -l) $(calls nvmlGpmSampleGet) $(calls nvmlGpmMetricsGet) $(events noperm3.csv | tr '\n' '|')" \
+  '0 2 1 flinch_gpm gpu=0 status=on every_ms=200|flinch_gpm gpu=0 status=off reason=no_permission detail="Insufficient Permissions"|'
+
+printf 'error 999 nvmlGpmSampleGet\nat 0 util=50\n' > unknown.scn
+rec unknown.scn unknown.csv --seconds 0.5
+expect_eq "an unknown error on every sample: cells empty, one warning, GPM still asked every 200 ms" \
+  "$(gpm unknown.csv | wc -l) $(calls nvmlGpmSampleGet) $(cat err.txt)" \
+  "0 3 flinch record: warning: GPU 0: GPM sample failed: Unknown Error; leaving it empty"
+
 printf 'unsupported_after 3 nvmlGpmSampleGet\nat 0 util=50\n' > later.scn
 rec later.scn later.csv --seconds 1
 expect_eq "GPM gone mid-run: two spans, then one more EVENT row saying why, once" \
