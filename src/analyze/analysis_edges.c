@@ -176,9 +176,12 @@ static int resolve_est(const struct energy_estimator *e, struct point *p, int64_
 {
     if (p->est_state)
         return 1;
+    long key = est_pending_key(e, t);
+    if (!eof && key >= 0 && p->est_key == key + 1)
+        return 0;                    /* nothing it waits for has come: still pending */
     switch (est_cum_at(e, t, eof, &p->est)) {
     case INTEG_OK: p->est_state = 1; return 1;
-    case INTEG_PENDING: return 0;
+    case INTEG_PENDING: p->est_key = key + 1; return 0;
     default: p->est_state = 2; return 1;
     }
 }

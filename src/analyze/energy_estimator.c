@@ -86,6 +86,8 @@ void est_add(struct energy_estimator *e, int64_t t, double mj)
         return;
     if (e->count && mj + e->offset_mj < e->last_mj)   /* reset: keep it monotone */
         e->offset_mj = e->last_mj - mj;
+    if (e->count && mj + e->offset_mj != e->last_mj)
+        e->changes++;
     e->last_mj = mj + e->offset_mj;
     e->last_t = t;
     e->ring[e->count % e->cap] = (struct est_obs){ t, e->last_mj };
@@ -225,6 +227,18 @@ static double split_step(double T, double D, double x, double lb, double la, dou
     double elo = fmax(pmin * x, T - pmax * (D - x)), ehi = fmin(pmax * x, T - pmin * (D - x));
     *model_unc = fmax(fmax(eu - elo, ehi - eu), 0);
     return eu;
+}
+
+/* est_cum_at's pending answer depends on the changes after t (new ones come
+ * only as e->changes grows) and on last_t - t against EST_WAIT_NS / 3 and
+ * EST_WAIT_NS; nothing else it reads moves while t's readings stay in the
+ * ring. */
+long est_pending_key(const struct energy_estimator *e, int64_t t)
+{
+    if (e->count == 0 || t > e->last_t)
+        return e->count == 0 ? -1 : 3 * e->changes;
+    int64_t ago = e->last_t - t;
+    return 3 * e->changes + (ago >= EST_WAIT_NS ? 2 : ago >= EST_WAIT_NS / 3 ? 1 : 0);
 }
 
 enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eof,

@@ -24,6 +24,7 @@ struct energy_estimator {
     double offset_mj;                /* added after a counter reset */
     double last_mj;
     int64_t last_t;
+    long changes;                    /* readings that differed from the one before */
 };
 
 /* What an instant's estimate rests on, for the report. */
@@ -37,6 +38,12 @@ int est_init(struct energy_estimator *e, long cap);
 void est_free(struct energy_estimator *e);
 /* A counter reading (mJ) at sample time t (non-decreasing); NAN: none. */
 void est_add(struct energy_estimator *e, int64_t t, double mj);
+/* What est_cum_at's INTEG_PENDING for instant t rests on: the updates read
+ * so far and how long ago t is against its waits. While this key is the
+ * same (and >= 0), est_cum_at(t) is still INTEG_PENDING, so a caller that
+ * holds many pending instants need not ask again until it changes. -1
+ * before the first reading. */
+long est_pending_key(const struct energy_estimator *e, int64_t t);
 /* INTEG_OK with *r; INTEG_PENDING while too few updates after t have been
  * read (eof: never pending); INTEG_NO_DATA when the counter cannot carry
  * the estimate there (too few updates around t, a reset, a stuck counter):
