@@ -32,6 +32,7 @@
 #include "gpu_auto.h"
 #include "gpu_identity.h"
 #include "gpu_pool.h"
+#include "gpu_row.h"
 #include "gpu_select.h"
 #include "gpu_sampler.h"
 #include "host_cpu.h"
@@ -42,6 +43,7 @@
 #include "proc_watch.h"
 #include "rapl.h"
 #include "recorder.h"
+#include "recorder_internal.h"
 #include "thread_sampler.h"
 #include "ticker.h"
 #include "trace_append.h"
@@ -52,49 +54,6 @@
 #define PARALLEL_AFTER_NS (1 * NS_PER_MS)
 #define STATUS_EVERY_NS (250 * NS_PER_MS)
 
-struct recorder {
-    const struct record_opts *o;
-    struct nvml_lib nvml;
-    struct gpu_dev gpus[TRACE_MAX_GPUS];
-    struct gpu_identity ids[TRACE_MAX_GPUS]; /* read once, for the EVENT rows */
-    int fields_written;      /* GPUs whose flinch_fields EVENT row is down (after their first tick) */
-    struct gpu_reading readings[TRACE_MAX_GPUS]; /* this tick's, before they are written */
-    int ngpu;
-    int autogpu;             /* --gpu auto: GPUs join as the tree opens contexts */
-    struct gpu_auto autosel;
-    struct gpu_pool pool;    /* started once serial reads get slow (sample_tick) */
-    int pool_failed;         /* could not start it: stay serial */
-    int proc_rc, proc_was_exited; /* this tick's proc_watch_read */
-    int64_t proc_cpu_ns;
-    char proc_state;
-    struct csv_out csv;
-    int ncols;
-    struct rapl rapl;
-    struct host_cpu host;
-    struct proc_watch proc;
-    int watching;
-    struct proc_tree tree;   /* the watched process and its descendants */
-    int have_tree, tree_procs;
-    int64_t tree_cpu_ns;
-    pid_t tree_pids[PROC_TREE_MAX]; /* this tick's tree pids, sorted (gpu_proc_util, --gpu auto) */
-    int ntree_pids;
-    struct mark_fifo fifo;
-    int have_fifo;
-    char private_dir[256];
-    char fifo_path[4096];
-    struct cgroup_cpu cgroup;     /* the watched process's cgroup v2 CPU throttling */
-    int have_cgroup;
-    struct thread_sampler *threads; /* thread states of the watched tree, on its own thread */
-    struct child_cmd child;
-    int have_child;
-    int child_abandoned;     /* a second signal: exit without waiting for CMD */
-    int show_status;
-    int64_t start_ns;
-    int64_t next_status_ns;
-    char last_power[TRACE_CELL_MAX + 16];
-    char header[CSV_ROW_MAX];
-    struct live_hub hub;     /* --live / --metrics: fed a copy of every row */
-};
 
 static volatile sig_atomic_t stop_signal;   /* last of SIGINT/SIGTERM/SIGHUP */
 static volatile sig_atomic_t stop_count;
@@ -227,7 +186,7 @@ static int write_mark(struct recorder *r, const char *label, int64_t t)
     return trace_row_write(&row, &r->csv);
 }
 
-static void write_event(struct recorder *r, const char *label, int gpu_col, long long gpu,
+void recorder_write_event(struct recorder *r, const char *label, int gpu_col, long long gpu,
                         pid_t pid)
 {
     struct trace_row row;
@@ -246,10 +205,10 @@ static void write_identity(struct recorder *r)
 {
     char label[MARK_LABEL_MAX + 64];
     host_identity_label(&r->nvml, r->o->interval_ms, r->o->gpu_spec, label, sizeof label);
-    write_event(r, label, 0, 0, 0);
+    recorder_write_event(r, label, 0, 0, 0);
     for (int i = 0; i < r->ngpu; i++) {
         gpu_identity_label(&r->ids[i], r->gpus[i].index, label, sizeof label);
-        write_event(r, label, 1, r->gpus[i].index, 0);
+        recorder_write_event(r, label, 1, r->gpus[i].index, 0);
     }
 }
 
@@ -336,55 +295,11 @@ static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_
         if (r->proc_rc == 1 && !r->proc_was_exited && !r->have_child) {
             char label[64];
             snprintf(label, sizeof label, "proc_exit pid=%d", (int)r->proc.pid);
-            write_event(r, label, 0, 0, r->proc.pid);
+            recorder_write_event(r, label, 0, 0, r->proc.pid);
         }
     }
 }
 
-/* GPM metrics on the row of the tick whose sample ended their span only. */
-static void fill_gpm_cells(struct trace_row *row, const struct gpm_reading *m)
-{
-    static const int cols[GPM_N] = { COL_GPU_SM_ACTIVE_PCT, COL_GPU_SM_OCCUPANCY_PCT,
-                                     COL_GPU_TENSOR_ACTIVE_PCT, COL_GPU_DRAM_BW_PCT };
-    if (!m->have)
-        return;
-    for (int i = 0; i < GPM_N; i++)
-        if (m->have & (1u << i))
-            trace_row_pct1(row, cols[i], m->pct[i]);
-    trace_row_int(row, COL_GPU_GPM_SPAN_NS, m->span_ns);
-}
-
-static void fill_gpu_cells(struct trace_row *row, const struct gpu_dev *dev,
-                           const struct gpu_reading *g)
-{
-    trace_row_int(row, COL_T_MONO_NS, g->t_mono_ns);
-    trace_row_int(row, COL_T_WALL_NS, g->t_wall_ns);
-    trace_row_uint(row, COL_GPU_INDEX, dev->index);
-    if (gpu_has(g, GV_POWER_MW))         trace_row_milli(row, COL_GPU_POWER_W, g->v[GV_POWER_MW]);
-    if (gpu_has(g, GV_UTIL_GPU))         trace_row_uint(row, COL_GPU_UTIL_PCT, g->v[GV_UTIL_GPU]);
-    if (gpu_has(g, GV_UTIL_MEM))         trace_row_uint(row, COL_GPU_MEM_UTIL_PCT, g->v[GV_UTIL_MEM]);
-    if (gpu_has(g, GV_SM_CLOCK_MHZ))     trace_row_uint(row, COL_GPU_SM_CLOCK_MHZ, g->v[GV_SM_CLOCK_MHZ]);
-    if (gpu_has(g, GV_TEMP_C))           trace_row_uint(row, COL_GPU_TEMP_C, g->v[GV_TEMP_C]);
-    if (gpu_has(g, GV_ENERGY_MJ))        trace_row_uint(row, COL_GPU_ENERGY_MJ, g->v[GV_ENERGY_MJ]);
-    if (gpu_has(g, GV_POWER_INSTANT_MW)) trace_row_milli(row, COL_GPU_POWER_INSTANT_W, g->v[GV_POWER_INSTANT_MW]);
-    if (gpu_has(g, GV_MEM_USED_BYTES))   trace_row_uint(row, COL_GPU_MEM_USED_MIB, g->v[GV_MEM_USED_BYTES] >> 20);
-    if (gpu_has(g, GV_REASONS))          trace_row_hex64(row, COL_GPU_CLOCK_EVENT_REASONS, g->v[GV_REASONS]);
-    if (gpu_has(g, GV_POWER_LIMIT_MW))   trace_row_milli(row, COL_GPU_POWER_LIMIT_W, g->v[GV_POWER_LIMIT_MW]);
-    if (gpu_has(g, GV_ENERGY_TS_US))     trace_row_uint(row, COL_GPU_ENERGY_TS_US, g->v[GV_ENERGY_TS_US]);
-    if (gpu_has(g, GV_POWER_INSTANT_TS_US))
-        trace_row_uint(row, COL_GPU_POWER_INSTANT_TS_US, g->v[GV_POWER_INSTANT_TS_US]);
-    if (gpu_has(g, GV_PSTATE))           trace_row_uint(row, COL_GPU_PSTATE, g->v[GV_PSTATE]);
-    if (gpu_has(g, GV_THR_SW_POWER_NS))  trace_row_uint(row, COL_GPU_THROTTLE_POWER_CAP_NS, g->v[GV_THR_SW_POWER_NS]);
-    if (gpu_has(g, GV_THR_SW_THERMAL_NS)) trace_row_uint(row, COL_GPU_THROTTLE_SW_THERMAL_NS, g->v[GV_THR_SW_THERMAL_NS]);
-    if (gpu_has(g, GV_THR_HW_THERMAL_NS)) trace_row_uint(row, COL_GPU_THROTTLE_HW_THERMAL_NS, g->v[GV_THR_HW_THERMAL_NS]);
-    if (gpu_has(g, GV_THR_HW_BRAKE_NS))  trace_row_uint(row, COL_GPU_THROTTLE_HW_BRAKE_NS, g->v[GV_THR_HW_BRAKE_NS]);
-    if (gpu_has(g, GV_PCIE_TX_BYTES))    trace_row_uint(row, COL_GPU_PCIE_TX_BYTES, g->v[GV_PCIE_TX_BYTES]);
-    if (gpu_has(g, GV_PCIE_RX_BYTES))    trace_row_uint(row, COL_GPU_PCIE_RX_BYTES, g->v[GV_PCIE_RX_BYTES]);
-    fill_gpm_cells(row, &g->gpm);
-    if (gpu_has(g, GV_PROC_SM_PCT))      trace_row_uint(row, COL_GPU_PROC_SM_PCT, g->v[GV_PROC_SM_PCT]);
-    if (gpu_has(g, GV_OTHER_SM_PCT))     trace_row_uint(row, COL_GPU_OTHER_SM_PCT, g->v[GV_OTHER_SM_PCT]);
-    if (gpu_has(g, GV_PROC_UTIL_TS_US))  trace_row_uint(row, COL_GPU_PROC_UTIL_TS_US, g->v[GV_PROC_UTIL_TS_US]);
-}
 
 /* The power the live status line shows: instantaneous where the GPU has
  * it (gpu_power_W is a 1 s trailing average on Ampere and newer: 464 W
@@ -397,41 +312,6 @@ static void note_power(struct recorder *r, const struct trace_row *row)
         snprintf(r->last_power, sizeof r->last_power, "%s W (1 s avg)", row->text[COL_GPU_POWER_W]);
     else
         snprintf(r->last_power, sizeof r->last_power, "-");
-}
-
-static int cmp_pid(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The tree's pids as this tick's proc_tree_read found them (the watched
- * process alone without a tree), for per-process GPU use and --gpu auto.
- * Read by the GPU reads (gpu_pool's threads too), written only here,
- * before they start. */
-static void share_tree_pids(struct recorder *r)
-{
-    int n = 0;
-    if (r->have_tree)
-        for (int i = 0; i < r->tree.nmember && n < PROC_TREE_MAX; i++)
-            r->tree_pids[n++] = r->tree.member[i].pid;
-    else
-        r->tree_pids[n++] = r->proc.pid;
-    qsort(r->tree_pids, (size_t)n, sizeof r->tree_pids[0], cmp_pid);
-    r->ntree_pids = n;
-    for (int i = 0; i < r->ngpu; i++) {
-        r->gpus[i].proc.tree = r->tree_pids;
-        r->gpus[i].proc.ntree = n;
-    }
-}
-
-/* Per-process GPU use needs a traced process: from the first tick on. */
-static void enable_proc_util(struct recorder *r)
-{
-    for (int i = 0; r->watching && i < r->ngpu; i++)
-        if (gpu_proc_util_enable(&r->nvml, &r->gpus[i].proc, r->gpus[i].index,
-                                 r->o->interval_ms) != 0 && !r->nvml.process_util)
-            break;
 }
 
 /* The thread sampler follows the tree this watcher finds (one tree
@@ -475,7 +355,7 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
             proc_tree_read(&r->tree, mono_ns(), &r->tree_cpu_ns, &r->tree_procs);
         if (r->have_tree && r->threads)
             feed_thread_sampler(r);
-        share_tree_pids(r);
+        recorder_share_tree_pids(r);
     }
     for (int i = 0; i < r->ngpu; i++)
         r->gpus[i].tick = tick;
@@ -507,7 +387,7 @@ static int sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
             continue;
         }
         row = base;
-        fill_gpu_cells(&row, &r->gpus[i], &readings[i]);
+        gpu_row_fill(&row, &r->gpus[i], &readings[i]);
         if (trace_row_write(&row, &r->csv) != 0)
             return 0;
         if (i == 0)
@@ -529,120 +409,6 @@ static void show_status(struct recorder *r, int64_t now, int final)
     fprintf(stderr, "\r%s: %.1f s, %lld rows, GPU %u power %s\033[K%s", diag_prog(),
             (double)(now - r->start_ns) / 1e9, csv_out_rows(&r->csv), r->gpus[0].index,
             r->last_power[0] ? r->last_power : "-", final ? "\n" : "");
-}
-
-/* --gpu auto: a GPU on which the tree has a compute context joins the
- * recording from the next tick on: its identity row, then `gpu_joined`
- * saying for which process (gpu_auto.h says how pids are matched). A
- * running reader pool is stopped, so the next tick reads the new set (and
- * starts the pool again if that is slow). */
-static void auto_join(struct recorder *r, unsigned g, pid_t pid, unsigned nvml_pid)
-{
-    char label[MARK_LABEL_MAX + 64];
-    if (r->ngpu == TRACE_MAX_GPUS)
-        return;
-    struct gpu_dev *d = &r->gpus[r->ngpu];
-    nvmlReturn_t rc = gpu_dev_open(&r->nvml, d, g, r->o->interval_ms);
-    if (rc != NVML_SUCCESS) {
-        diag_warn("--gpu auto: pid %d has a compute context on GPU %u, but the GPU cannot be "
-                  "read: %s", (int)pid, g, nvml_strerror(&r->nvml, rc));
-        snprintf(label, sizeof label, "gpu_auto_unreadable gpu=%u pid=%d error=%d", g, (int)pid, rc);
-        write_event(r, label, 1, g, pid);
-        return;
-    }
-    gpu_identity_read(&r->nvml, d->handle, &r->ids[r->ngpu]);
-    gpu_identity_label(&r->ids[r->ngpu], g, label, sizeof label);
-    write_event(r, label, 1, g, 0);
-    if (nvml_pid != (unsigned)pid)
-        snprintf(label, sizeof label, "gpu_joined gpu=%u pid=%d nvml_pid=%u via=NSpid", g,
-                 (int)pid, nvml_pid);
-    else
-        snprintf(label, sizeof label, "gpu_joined gpu=%u pid=%d", g, (int)pid);
-    write_event(r, label, 1, g, pid);
-    fprintf(stderr, "%s: --gpu auto: recording GPU %u from now on (pid %d has a compute "
-            "context there)\n", diag_prog(), g, (int)pid);
-    r->ngpu++;
-    if (r->watching)
-        gpu_proc_util_enable(&r->nvml, &d->proc, g, r->o->interval_ms);
-    gpu_pool_stop(&r->pool);
-}
-
-static void auto_poll(struct recorder *r)
-{
-    struct gpu_auto_news news;
-    if (!gpu_auto_poll(&r->autosel, &r->nvml, r->tree_pids, r->ntree_pids, mono_ns(), &news))
-        return;
-    char label[MARK_LABEL_MAX + 64];
-    for (int i = 0; i < news.nrefused; i++) {
-        unsigned g = news.refused[i];
-        nvmlReturn_t rc = r->autosel.refused_rc[g];
-        diag_warn("--gpu auto: GPU %u does not list its compute processes (%s): whether the "
-                  "command uses it is unknown", g, nvml_strerror(&r->nvml, rc));
-        snprintf(label, sizeof label, "gpu_auto_refused gpu=%u error=%d", g, rc);
-        write_event(r, label, 1, g, 0);
-    }
-    if (news.foreign) {
-        diag_warn("--gpu auto: NVML reports pids from another PID namespace (GPU %u: pid %u is "
-                  "no process here); --gpu auto cannot tell which are yours: use --gpu cuda or "
-                  "a UUID", news.foreign_gpu, news.foreign_pid);
-        snprintf(label, sizeof label, "gpu_auto_foreign_pids gpu=%u pid=%u", news.foreign_gpu,
-                 news.foreign_pid);
-        write_event(r, label, 1, news.foreign_gpu, 0);
-    }
-    for (int i = 0; i < news.njoined; i++)
-        auto_join(r, news.joined[i], news.joined_pid[i], news.joined_nvml_pid[i]);
-}
-
-/* --gpu auto and no GPU joined: said on stderr and in the trace, with the
- * reason flinch knows. */
-static void auto_none(struct recorder *r)
-{
-    const struct gpu_auto *a = &r->autosel;
-    int refused = 0;
-    for (unsigned g = 0; g < a->count; g++)
-        refused += a->state[g] == GPU_AUTO_REFUSED;
-    double secs = (double)(mono_ns() - r->start_ns) / 1e9;
-    if (refused == (int)a->count)
-        diag_warn("--gpu auto: no GPU recorded: none of the %u GPUs lists its compute processes "
-                  "to this user; use --gpu cuda or a UUID", a->count);
-    else if (a->foreign_seen)
-        diag_warn("--gpu auto: no GPU recorded in %.1f s: NVML's pids are from another PID "
-                  "namespace; use --gpu cuda or a UUID", secs);
-    else
-        diag_warn("--gpu auto: no GPU recorded: the command opened no compute context on any of "
-                  "the %u GPUs in %.1f s", a->count, secs);
-    char label[MARK_LABEL_MAX + 64];
-    snprintf(label, sizeof label, "gpu_auto_none gpus=%u refused=%d foreign=%d calls=%lld",
-             a->count, refused, a->foreign_seen, a->calls);
-    write_event(r, label, 0, 0, 0);
-}
-
-/* A flinch_gpm EVENT row per GPU after the first tick, and again when a
- * GPU's GPM stops (gpu_gpm.h): the trace says once why its GPM columns
- * are empty. */
-static void write_gpm_events(struct recorder *r)
-{
-    char label[MARK_LABEL_MAX + 64];
-    for (int i = 0; i < r->ngpu; i++) {
-        struct gpu_gpm *g = &r->gpus[i].gpm;
-        if (!g->changed)
-            continue;
-        g->changed = 0;
-        gpm_label(g, r->gpus[i].index, label, sizeof label);
-        write_event(r, label, 1, r->gpus[i].index, 0);
-    }
-}
-
-/* Per-process GPU use that stopped for good (or never started: no entry
- * point) is said in the trace too, once per GPU, for analyze to report. */
-static void note_proc_util_off(struct recorder *r)
-{
-    char label[MARK_LABEL_MAX];
-    for (int i = 0; i < r->ngpu; i++)
-        if (gpu_proc_util_off_label(&r->gpus[i].proc, r->gpus[i].index, label, sizeof label)) {
-            write_event(r, label, 1, r->gpus[i].index, 0);
-            r->gpus[i].proc.off_written = 1;
-        }
 }
 
 /* The schedule. Returns the exit code. */
@@ -688,25 +454,25 @@ static int run_loop(struct recorder *r)
         if (ticker_wait(&tk, &tick, &late) != 0)
             continue;
         int lost = sample_tick(r, tick, late);
-        note_proc_util_off(r);
+        recorder_note_proc_util_off(r);
         /* what each GPU's first field-values call answered */
         for (; r->fields_written < r->ngpu; r->fields_written++) {
             char label[MARK_LABEL_MAX + 64];
             gpu_fields_label(&r->gpus[r->fields_written], label, sizeof label);
-            write_event(r, label, 1, r->gpus[r->fields_written].index, 0);
+            recorder_write_event(r, label, 1, r->gpus[r->fields_written].index, 0);
         }
-        write_gpm_events(r);
+        recorder_write_gpm_events(r);
         if (lost) {
             struct gpu_dev *d = &r->gpus[lost - 1];
             char label[64];
             diag_error("GPU %u fell off the bus (%s); recording stopped, rows written are kept",
                        d->index, nvml_strerror(&r->nvml, NVML_ERROR_GPU_IS_LOST));
             snprintf(label, sizeof label, "gpu_lost gpu=%u", d->index);
-            write_event(r, label, 1, d->index, 0);
+            recorder_write_event(r, label, 1, d->index, 0);
             return EXIT_GPU_LOST;
         }
         if (r->autogpu)
-            auto_poll(r);
+            recorder_auto_poll(r);
         show_status(r, mono_ns(), 0);
     }
 }
@@ -818,7 +584,7 @@ int recorder_run(const struct record_opts *o)
         r->threads = thread_sampler_start(o->out, r->proc.pid, o->threads_ms, NULL);
     if (r->watching)
         r->have_cgroup = cgroup_cpu_open(&r->cgroup, r->proc.pid, o->cgroup_root) == 0;
-    enable_proc_util(r);
+    recorder_enable_proc_util(r);
     r->show_status = !o->quiet && isatty(STDERR_FILENO);
     r->start_ns = mono_ns();
     write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */
@@ -844,7 +610,7 @@ int recorder_run(const struct record_opts *o)
     }
     r->have_fifo = 0;
     if (r->autogpu && r->ngpu == 0 && !csv_out_failed(&r->csv))
-        auto_none(r);
+        recorder_auto_none(r);
     if (!csv_out_failed(&r->csv))
         write_mark(r, "end", end_ns > 0 ? end_ns : mono_ns());
     live_hub_stop(&r->hub);

@@ -1,0 +1,87 @@
+/*
+ * recorder_internal.h — the recorder's state, shared by recorder.c (setup
+ * and the schedule) and recorder_gpus.c (the set of GPUs and what is said
+ * about each: --gpu auto joins, per-process use, GPM). Nothing outside
+ * src/record/recorder*.c includes it.
+ */
+#ifndef FLINCH_RECORDER_INTERNAL_H
+#define FLINCH_RECORDER_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "cgroup_cpu.h"
+#include "child_cmd.h"
+#include "csv_writer.h"
+#include "gpu_auto.h"
+#include "gpu_identity.h"
+#include "gpu_pool.h"
+#include "gpu_sampler.h"
+#include "host_cpu.h"
+#include "live_hub.h"
+#include "mark_fifo.h"
+#include "nvml_loader.h"
+#include "proc_tree.h"
+#include "proc_watch.h"
+#include "rapl.h"
+#include "recorder.h"
+#include "thread_sampler.h"
+#include "trace_limits.h"
+#include "trace_row.h"
+
+struct recorder {
+    const struct record_opts *o;
+    struct nvml_lib nvml;
+    struct gpu_dev gpus[TRACE_MAX_GPUS];
+    struct gpu_identity ids[TRACE_MAX_GPUS]; /* read once, for the EVENT rows */
+    int fields_written;      /* GPUs whose flinch_fields EVENT row is down (after their first tick) */
+    struct gpu_reading readings[TRACE_MAX_GPUS]; /* this tick's, before they are written */
+    int ngpu;
+    int autogpu;             /* --gpu auto: GPUs join as the tree opens contexts */
+    struct gpu_auto autosel;
+    struct gpu_pool pool;    /* started once serial reads get slow (sample_tick) */
+    int pool_failed;         /* could not start it: stay serial */
+    int proc_rc, proc_was_exited; /* this tick's proc_watch_read */
+    int64_t proc_cpu_ns;
+    char proc_state;
+    struct csv_out csv;
+    int ncols;
+    struct rapl rapl;
+    struct host_cpu host;
+    struct proc_watch proc;
+    int watching;
+    struct proc_tree tree;   /* the watched process and its descendants */
+    int have_tree, tree_procs;
+    int64_t tree_cpu_ns;
+    pid_t tree_pids[PROC_TREE_MAX]; /* this tick's tree pids, sorted (gpu_proc_util, --gpu auto) */
+    int ntree_pids;
+    struct mark_fifo fifo;
+    int have_fifo;
+    char private_dir[256];
+    char fifo_path[4096];
+    struct cgroup_cpu cgroup;     /* the watched process's cgroup v2 CPU throttling */
+    int have_cgroup;
+    struct thread_sampler *threads; /* thread states of the watched tree, on its own thread */
+    struct child_cmd child;
+    int have_child;
+    int child_abandoned;     /* a second signal: exit without waiting for CMD */
+    int show_status;
+    int64_t start_ns;
+    int64_t next_status_ns;
+    char last_power[TRACE_CELL_MAX + 16];
+    char header[CSV_ROW_MAX];
+    struct live_hub hub;     /* --live / --metrics: fed a copy of every row */
+};
+
+/* An EVENT row now: LABEL, with gpu_index GPU when GPU_COL, proc_pid PID when set. */
+void recorder_write_event(struct recorder *r, const char *label, int gpu_col, long long gpu,
+                          pid_t pid);
+
+/* recorder_gpus.c */
+void recorder_share_tree_pids(struct recorder *r);
+void recorder_enable_proc_util(struct recorder *r);
+void recorder_note_proc_util_off(struct recorder *r);
+void recorder_write_gpm_events(struct recorder *r);
+void recorder_auto_poll(struct recorder *r);
+void recorder_auto_none(struct recorder *r);
+
+#endif
