@@ -1,0 +1,59 @@
+/*
+ * breakdown_internal.h — what breakdown.c, breakdown_gpu.c and
+ * breakdown_timeline.c share; private to the breakdown.
+ *
+ * A timeline is piecewise constant over [0, D] in ms from the window start,
+ * each boundary with the resolution it is known to; edges are boundaries
+ * gathered from several timelines (or signals), walked in order as the
+ * intervals they cut [0, D] into.
+ */
+#ifndef FLINCH_BREAKDOWN_INTERNAL_H
+#define FLINCH_BREAKDOWN_INTERNAL_H
+
+#include "breakdown.h"
+
+enum { ST_NONE = 0, ST_BUSY = 1, ST_IDLE = 2 };
+
+/* A piecewise-constant timeline over [0, D]: n intervals, x[0] = 0, x[n] = D. */
+struct timeline {
+    int n, cap;
+    double *x, *res;          /* n + 1 boundaries and the resolution of each */
+    unsigned char *st;
+};
+
+/* Appends an interval [x, ...) of state st whose start is known to +- res.
+ * 0, or -1 when out of memory. */
+int tl_push(struct timeline *tl, double x, double res, unsigned char st);
+/* Ends the timeline at d (an empty one becomes one ST_NONE interval). */
+void tl_close(struct timeline *tl, double d);
+void tl_free(struct timeline *tl);
+/* The state of the interval holding x. */
+unsigned char tl_at(const struct timeline *tl, double x);
+
+struct edge { double x, res; int dir; };   /* dir: +1 idle->busy, -1 busy->idle, 0 other */
+
+/* qsort order of edges: by x. */
+int cmp_edge(const void *a, const void *b);
+
+/* Walks sorted edges as the intervals they cut [0, d] into: each call
+ * gives the end of the interval starting at prev (the next distinct edge
+ * inside (prev, d), or d) and that edge's resolution (the finest of the
+ * edges there). 0 once d has been given. */
+struct edge_walk {
+    const struct edge *e;
+    long n, i;
+    double prev, prev_res;
+};
+
+int edge_next(struct edge_walk *w, double d, double *next, double *res);
+
+/* The fused busy/idle timeline of one GPU (breakdown_gpu.c); *base_res:
+ * the resolution an edge would have with the best signal present. 0, or
+ * -1 when out of memory. */
+int breakdown_gpu_timeline(const struct analysis_options *o, const struct window_gpu *g,
+                           const struct gpu_sample *smp, long n, int medium_every_tick,
+                           int idle_bit_live, double t0,
+                           double d, const struct sensor_cadence *cad, struct timeline *out,
+                           double *base_res);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * breakdown_timeline.c — the breakdown's piecewise-constant timelines and
+ * the walk over their merged edges (breakdown_internal.h): building,
+ * closing and reading a timeline, and cutting [0, D] at sorted edges.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "breakdown_internal.h"
+
+int tl_push(struct timeline *tl, double x, double res, unsigned char st)
+{
+    if (tl->n + 2 > tl->cap) {
+        int ncap = tl->cap ? tl->cap * 2 : 64;
+        double *nx = realloc(tl->x, sizeof *nx * (size_t)ncap);
+        if (!nx)
+            return -1;
+        tl->x = nx;
+        double *nr = realloc(tl->res, sizeof *nr * (size_t)ncap);
+        if (!nr)
+            return -1;
+        tl->res = nr;
+        unsigned char *ns = realloc(tl->st, (size_t)ncap);
+        if (!ns)
+            return -1;
+        tl->st = ns;
+        tl->cap = ncap;
+    }
+    /* interval n starts at x; merge with the previous when equal */
+    if (tl->n > 0 && tl->st[tl->n - 1] == st)
+        return 0;
+    if (tl->n > 0 && x <= tl->x[tl->n - 1]) {     /* zero-length: replace */
+        tl->st[tl->n - 1] = st;
+        if (tl->n > 1 && tl->st[tl->n - 2] == st)
+            tl->n--;
+        return 0;
+    }
+    tl->x[tl->n] = x;
+    tl->res[tl->n] = res;
+    tl->st[tl->n] = st;
+    tl->n++;
+    return 0;
+}
+
+void tl_close(struct timeline *tl, double d)
+{
+    if (tl->n == 0) {
+        tl_push(tl, 0, 0, ST_NONE);
+    }
+    tl->x[tl->n] = d;
+    tl->res[tl->n] = 0;
+}
+
+void tl_free(struct timeline *tl)
+{
+    free(tl->x);
+    free(tl->res);
+    free(tl->st);
+    memset(tl, 0, sizeof *tl);
+}
+
+unsigned char tl_at(const struct timeline *tl, double x)
+{
+    int lo = 0, hi = tl->n - 1;         /* last interval starting at or before x */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (tl->x[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return tl->n ? tl->st[lo] : ST_NONE;
+}
+
+int cmp_edge(const void *a, const void *b)
+{
+    const struct edge *p = a, *q = b;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+int edge_next(struct edge_walk *w, double d, double *next, double *res)
+{
+    if (w->prev >= d && w->i > 0)
+        return 0;
+    while (w->i < w->n && w->e[w->i].x <= w->prev)
+        w->i++;
+    *next = d;
+    *res = 0;
+    if (w->i < w->n && w->e[w->i].x < d) {
+        *next = w->e[w->i].x;
+        *res = w->e[w->i].res;
+        while (++w->i < w->n && w->e[w->i].x == *next)
+            *res = fmin(*res, w->e[w->i].res);
+    } else {
+        w->i = w->n + 1;                 /* the last interval */
+    }
+    return 1;
+}
