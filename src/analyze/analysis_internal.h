@@ -1,8 +1,9 @@
 /*
  * analysis_internal.h — the state of one analysis pass, shared by
- * analysis.c (rows in), analysis_edges.c (window edges resolved against the
- * integrators) and analysis_finish.c (levels, verdicts, summary). Not for
- * other users: they see analysis.h.
+ * analysis.c (rows in), analysis_samples.c (a SAMPLE row's readings),
+ * analysis_edges.c (window edges resolved against the integrators) and
+ * analysis_finish.c (levels, verdicts, summary). Not for other users: they
+ * see analysis.h.
  */
 #ifndef FLINCH_ANALYSIS_INTERNAL_H
 #define FLINCH_ANALYSIS_INTERNAL_H
@@ -144,6 +145,9 @@ void finish_window_so_far(struct ctx *c, struct window *w, const char **levels_o
 int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *path,
                    struct trace_reader *tr, struct analysis *a);
 int analysis_row(struct ctx *c, const struct trace_row *row);
+/* A SAMPLE row into the GPU's and the host's state (analysis_samples.c);
+ * an exit code. */
+int analysis_on_sample(struct ctx *c, const struct trace_row *r);
 void free_ctx(struct ctx *c);
 struct stat_summary stat_summarize(double *v, long n);
 /* Keeps the samples a window may still need (see tape.h); 0 or -1. */
