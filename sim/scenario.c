@@ -6,9 +6,10 @@
  * `gpus N` may come anywhere; references to a GPU beyond N are reported at
  * the end with the line that made them. A bad line stops the parse with
  * "FILE:LINE: message" — a test scenario with a typo must fail loudly, not
- * play something else.
+ * play something else. The `at` lines themselves are scenario_at.c's.
  */
 #include "scenario.h"
+#include "scenario_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -51,22 +52,7 @@ const char *sim_func_name(int func)
     return func >= 0 && func < SIM_FN_N ? func_names[func] : "?";
 }
 
-/* Parser state: where we are, for messages, and the GPU reference that
- * must be checked against `gpus` once the whole file is read. */
-struct parser {
-    struct sim_scenario *sc;
-    const char *file;
-    int line;
-    char *err;
-    size_t errlen;
-    long long last_at_ms, max_at_ms;
-    int max_at_line;
-    unsigned max_gpu;
-    int max_gpu_line;
-};
-
-__attribute__((format(printf, 2, 3)))
-static int fail(struct parser *p, const char *fmt, ...)
+int scenario_fail(struct parser *p, const char *fmt, ...)
 {
     int n = snprintf(p->err, p->errlen, "%s:%d: ", p->file, p->line);
     if (n < 0 || (size_t)n >= p->errlen)
@@ -79,7 +65,7 @@ static int fail(struct parser *p, const char *fmt, ...)
 }
 
 /* Whole decimal integer in [min, max]. */
-static int parse_ll(const char *s, long long min, long long max, long long *out)
+int scenario_parse_ll(const char *s, long long min, long long max, long long *out)
 {
     char *end;
     errno = 0;
@@ -90,18 +76,18 @@ static int parse_ll(const char *s, long long min, long long max, long long *out)
     return 0;
 }
 
-static int int_arg(struct parser *p, const char *what, const char *s,
-                   long long min, long long max, long long *out)
+int scenario_int_arg(struct parser *p, const char *what, const char *s,
+                     long long min, long long max, long long *out)
 {
-    if (parse_ll(s, min, max, out) == 0)
+    if (scenario_parse_ll(s, min, max, out) == 0)
         return 0;
-    return fail(p, "%s: expected an integer %lld..%lld, got '%s'", what, min, max, s);
+    return scenario_fail(p, "%s: expected an integer %lld..%lld, got '%s'", what, min, max, s);
 }
 
-static int note_gpu(struct parser *p, const char *what, const char *s, unsigned *gpu)
+int scenario_note_gpu(struct parser *p, const char *what, const char *s, unsigned *gpu)
 {
     long long g;
-    if (int_arg(p, what, s, 0, SIM_MAX_GPUS - 1, &g))
+    if (scenario_int_arg(p, what, s, 0, SIM_MAX_GPUS - 1, &g))
         return -1;
     *gpu = (unsigned)g;
     if (p->max_gpu_line == 0 || *gpu > p->max_gpu) {
@@ -111,142 +97,12 @@ static int note_gpu(struct parser *p, const char *what, const char *s, unsigned 
     return 0;
 }
 
-static int push_step(struct sim_timeline *tl, long long t_ms)
-{
-    if (tl->steps[tl->n - 1].t_ms == t_ms)
-        return 0;
-    if (tl->n == tl->cap) {
-        size_t cap = tl->cap * 2;
-        struct sim_step *s = realloc(tl->steps, cap * sizeof *s);
-        if (!s)
-            return -1;
-        tl->steps = s;
-        tl->cap = cap;
-    }
-    tl->steps[tl->n] = tl->steps[tl->n - 1];
-    tl->steps[tl->n].t_ms = t_ms;
-    tl->n++;
-    return 0;
-}
-
-/* One `key=value` of an `at` line, applied to reading r. */
-static int apply_key(struct parser *p, struct sim_reading *r, const char *kv)
-{
-    const char *eq = strchr(kv, '=');
-    if (!eq)
-        return fail(p, "at: expected key=value, got '%s'", kv);
-    size_t klen = (size_t)(eq - kv);
-    const char *v = eq + 1;
-    long long n;
-    char *end;
-    if (klen == 5 && strncmp(kv, "power", 5) == 0) {
-        errno = 0;
-        double w = strtod(v, &end);
-        if (errno || end == v || *end || !isfinite(w) || w < 0 || w > 100000)
-            return fail(p, "at: power: expected watts 0..100000, got '%s'", v);
-        r->power_w = w;
-        return 0;
-    }
-    if (klen == 7 && strncmp(kv, "compute", 7) == 0) {
-        if (strcmp(v, "none") == 0)
-            r->compute = 0;
-        else if (strcmp(v, "child") == 0)
-            r->compute = SIM_COMPUTE_CHILD;
-        else if (strcmp(v, "tenant") == 0)
-            r->compute = SIM_COMPUTE_TENANT;
-        else if (strcmp(v, "child+tenant") == 0)
-            r->compute = SIM_COMPUTE_CHILD | SIM_COMPUTE_TENANT;
-        else
-            return fail(p, "at: compute: expected none, child, tenant or child+tenant, got '%s'", v);
-        return 0;
-    }
-    if (klen == 7 && strncmp(kv, "reasons", 7) == 0) {
-        errno = 0;
-        unsigned long long m = strtoull(v, &end, 0);
-        if (errno || end == v || *end || *v == '-')
-            return fail(p, "at: reasons: expected a bitmask (hex or decimal), got '%s'", v);
-        r->reasons = m;
-        return 0;
-    }
-    /* gpm: the GPM keys are ints, -1 meaning "derived" (sim_gpm.c) */
-    static const struct { const char *key; long long max; size_t off; int gpm; } keys[] = {
-        { "util", 100, offsetof(struct sim_reading, util_pct), 0 },
-        { "mem_util", 100, offsetof(struct sim_reading, mem_util_pct), 0 },
-        { "clock", 100000, offsetof(struct sim_reading, clock_mhz), 0 },
-        { "temp", 200, offsetof(struct sim_reading, temp_c), 0 },
-        { "mem_used", (long long)SIM_MEM_TOTAL_MIB, offsetof(struct sim_reading, mem_used_mib), 0 },
-        { "pstate", 15, offsetof(struct sim_reading, pstate), 0 },
-        { "pcie_tx", 1000000, offsetof(struct sim_reading, pcie_tx_mbps), 0 },
-        { "pcie_rx", 1000000, offsetof(struct sim_reading, pcie_rx_mbps), 0 },
-        { "sm_active", 100, offsetof(struct sim_reading, sm_active_pct), 1 },
-        { "occupancy", 100, offsetof(struct sim_reading, sm_occupancy_pct), 1 },
-        { "tensor", 100, offsetof(struct sim_reading, tensor_pct), 1 },
-        { "dram_bw", 100, offsetof(struct sim_reading, dram_bw_pct), 1 },
-        { "proc_child", 100, offsetof(struct sim_reading, proc_child_pct), 0 },
-        { "proc_other", 100, offsetof(struct sim_reading, proc_other_pct), 0 },
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (strlen(keys[i].key) != klen || strncmp(kv, keys[i].key, klen) != 0)
-            continue;
-        if (parse_ll(v, 0, keys[i].max, &n))
-            return fail(p, "at: %s: expected an integer 0..%lld, got '%s'",
-                        keys[i].key, keys[i].max, v);
-        if (keys[i].gpm)
-            *(int *)((char *)r + keys[i].off) = (int)n;
-        else
-            *(unsigned *)((char *)r + keys[i].off) = (unsigned)n;
-        return 0;
-    }
-    return fail(p, "at: unknown key '%.*s' (power, util, mem_util, clock, temp, mem_used, reasons, pstate, "
-                "pcie_tx, pcie_rx, compute, sm_active, occupancy, tensor, dram_bw, proc_child, proc_other)",
-                (int)klen, kv);
-}
-
-/* at T [gpu G|all] key=value... */
-static int parse_at(struct parser *p, char **tok, int ntok)
-{
-    long long t;
-    if (ntok < 2 || int_arg(p, "at", tok[1], 0, 1000000000000LL, &t))
-        return ntok < 2 ? fail(p, "at: expected a time in ms") : -1;
-    if (t < p->last_at_ms)
-        return fail(p, "at: time %lld is before the previous at (%lld); at lines must be in time order",
-                    t, p->last_at_ms);
-    p->last_at_ms = t;
-    if (t >= p->max_at_ms) {
-        p->max_at_ms = t;
-        p->max_at_line = p->line;
-    }
-    unsigned first = 0, last = SIM_MAX_GPUS - 1;
-    int k = 2;
-    if (k < ntok && strcmp(tok[k], "gpu") == 0) {
-        if (k + 1 >= ntok)
-            return fail(p, "at: gpu: expected an index or 'all'");
-        if (strcmp(tok[k + 1], "all") != 0) {
-            if (note_gpu(p, "at: gpu", tok[k + 1], &first))
-                return -1;
-            last = first;
-        }
-        k += 2;
-    }
-    if (k >= ntok)
-        return fail(p, "at: no readings given (key=value...)");
-    for (unsigned g = first; g <= last; g++) {
-        struct sim_timeline *tl = &p->sc->gpu[g];
-        if (push_step(tl, t))
-            return fail(p, "out of memory");
-        for (int i = k; i < ntok; i++)
-            if (apply_key(p, &tl->steps[tl->n - 1].r, tok[i]))
-                return -1;
-    }
-    return 0;
-}
-
 static int parse_unsupported(struct parser *p, const char *what, const char *target,
                              long long after, int rc, int gpu)
 {
     struct sim_scenario *sc = p->sc;
     if (sc->n_unsupported == SIM_MAX_FAULTS)
-        return fail(p, "%s: more than %d faults", what, SIM_MAX_FAULTS);
+        return scenario_fail(p, "%s: more than %d faults", what, SIM_MAX_FAULTS);
     struct sim_unsupported *u = &sc->unsupported[sc->n_unsupported];
     u->after = after;
     u->calls = 0;
@@ -254,14 +110,14 @@ static int parse_unsupported(struct parser *p, const char *what, const char *tar
     u->gpu = gpu;
     if (strncmp(target, "field:", 6) == 0) {
         long long id;
-        if (parse_ll(target + 6, 0, 0xffffffffLL, &id))
-            return fail(p, "%s: bad field id in '%s'", what, target);
+        if (scenario_parse_ll(target + 6, 0, 0xffffffffLL, &id))
+            return scenario_fail(p, "%s: bad field id in '%s'", what, target);
         u->func = -1;
         u->field_id = (unsigned)id;
     } else {
         u->func = sim_func_lookup(target);
         if (u->func < 0)
-            return fail(p, "%s: unknown function '%s'", what, target);
+            return scenario_fail(p, "%s: unknown function '%s'", what, target);
         u->field_id = 0;
     }
     sc->n_unsupported++;
@@ -275,7 +131,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
     long long n;
 
     if (strcmp(d, "at") == 0)
-        return parse_at(p, tok, ntok);
+        return scenario_parse_at(p, tok, ntok);
     if (strcmp(d, "name") == 0) {
         const char *rest = strstr(line, "name") + 4;
         rest += strspn(rest, " \t");
@@ -283,29 +139,29 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         while (len && (rest[len - 1] == ' ' || rest[len - 1] == '\t'))
             len--;
         if (len == 0 || len >= SIM_NAME_MAX)
-            return fail(p, "name: expected 1..%d characters", SIM_NAME_MAX - 1);
+            return scenario_fail(p, "name: expected 1..%d characters", SIM_NAME_MAX - 1);
         memcpy(sc->name, rest, len);
         sc->name[len] = 0;
         return 0;
     }
     if (strcmp(d, "gpu_name") == 0) {
         unsigned g;
-        if (ntok < 3 || note_gpu(p, "gpu_name", tok[1], &g))
-            return ntok < 3 ? fail(p, "gpu_name: expected G TEXT") : -1;
+        if (ntok < 3 || scenario_note_gpu(p, "gpu_name", tok[1], &g))
+            return ntok < 3 ? scenario_fail(p, "gpu_name: expected G TEXT") : -1;
         const char *rest = strstr(line, tok[1]) + strlen(tok[1]);
         rest += strspn(rest, " \t");
         size_t len = strcspn(rest, "#");
         while (len && (rest[len - 1] == ' ' || rest[len - 1] == '\t'))
             len--;
         if (len == 0 || len >= SIM_NAME_MAX)
-            return fail(p, "gpu_name: expected 1..%d characters", SIM_NAME_MAX - 1);
+            return scenario_fail(p, "gpu_name: expected 1..%d characters", SIM_NAME_MAX - 1);
         memcpy(sc->gpu_name[g], rest, len);
         sc->gpu_name[g][len] = 0;
         return 0;
     }
     if (strcmp(d, "persistence") == 0 || strcmp(d, "mig") == 0) {
         if (ntok != 2 || (strcmp(tok[1], "on") != 0 && strcmp(tok[1], "off") != 0))
-            return fail(p, "%s: expected 'on' or 'off'", d);
+            return scenario_fail(p, "%s: expected 'on' or 'off'", d);
         if (strcmp(d, "mig") == 0)
             sc->mig_on = strcmp(tok[1], "on") == 0;
         else
@@ -314,7 +170,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
     }
     if (strcmp(d, "pid_namespace") == 0) {
         if (ntok != 2 || (strcmp(tok[1], "same") != 0 && strcmp(tok[1], "foreign") != 0))
-            return fail(p, "pid_namespace: expected 'same' or 'foreign'");
+            return scenario_fail(p, "pid_namespace: expected 'same' or 'foreign'");
         sc->foreign_pids = strcmp(tok[1], "foreign") == 0;
         return 0;
     }
@@ -322,8 +178,8 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         unsigned g = 0;
         if (!(ntok == 2 || (ntok == 4 && strcmp(tok[2], "gpu") == 0)) ||
             (strcmp(tok[1], "on") != 0 && strcmp(tok[1], "off") != 0))
-            return fail(p, "gpm: expected 'on' or 'off' [gpu G]");
-        if (ntok == 4 && note_gpu(p, "gpm: gpu", tok[3], &g))
+            return scenario_fail(p, "gpm: expected 'on' or 'off' [gpu G]");
+        if (ntok == 4 && scenario_note_gpu(p, "gpm: gpu", tok[3], &g))
             return -1;
         for (unsigned i = ntok == 4 ? g : 0; i < (ntok == 4 ? g + 1 : SIM_MAX_GPUS); i++)
             sc->gpm_off[i] = strcmp(tok[1], "off") == 0;
@@ -331,7 +187,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
     }
     if (strcmp(d, "no_driver") == 0 || strcmp(d, "no_gpus") == 0) {
         if (ntok != 1)
-            return fail(p, "%s: takes no value", d);
+            return scenario_fail(p, "%s: takes no value", d);
         if (strcmp(d, "no_driver") == 0)
             sc->no_driver = 1;
         else
@@ -344,12 +200,12 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         else if (ntok == 2 && strcmp(tok[1], "instant") == 0)
             sc->power_instant = 1;
         else
-            return fail(p, "power_readout: expected 'average' or 'instant'");
+            return scenario_fail(p, "power_readout: expected 'average' or 'instant'");
         return 0;
     }
     if (strcmp(d, "preset") == 0) {
         if (ntok != 2 || sensor_preset_apply(sc, tok[1]) != 0)
-            return fail(p, "preset: expected 'ideal' or 'h100'");
+            return scenario_fail(p, "preset: expected 'ideal' or 'h100'");
         return 0;
     }
     if (strcmp(d, "sensor_fault") == 0) {
@@ -361,20 +217,21 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
             if (strcmp(tok[1], kinds[i]) == 0)
                 kind = i;
         if (kind < 0 || ntok > 5 || (kind == SIM_FAULT_COUNTER_JUMP) != (ntok == 5))
-            return fail(p, "sensor_fault: expected counter_stuck|counter_reset|instant_frozen T0 T1, "
-                        "or counter_jump T0 T1 MJ");
-        if (int_arg(p, d, tok[2], 0, 1000000000000LL, &t0) || int_arg(p, d, tok[3], t0, 1000000000000LL, &t1)
-            || (ntok == 5 && int_arg(p, d, tok[4], 0, 1000000000000LL, &v)))
+            return scenario_fail(p, "sensor_fault: expected counter_stuck|counter_reset|instant_frozen T0 T1, "
+                                 "or counter_jump T0 T1 MJ");
+        if (scenario_int_arg(p, d, tok[2], 0, 1000000000000LL, &t0)
+            || scenario_int_arg(p, d, tok[3], t0, 1000000000000LL, &t1)
+            || (ntok == 5 && scenario_int_arg(p, d, tok[4], 0, 1000000000000LL, &v)))
             return -1;
         if (sc->n_sensor_faults == SIM_MAX_SENSOR_FAULTS)
-            return fail(p, "sensor_fault: more than %d", SIM_MAX_SENSOR_FAULTS);
+            return scenario_fail(p, "sensor_fault: more than %d", SIM_MAX_SENSOR_FAULTS);
         sc->sensor_faults[sc->n_sensor_faults++] =
             (struct sim_sensor_fault){ kind, t0 * 1000000, t1 * 1000000, (double)v };
         return 0;
     }
     if (strcmp(d, "sensor_seed") == 0) {
-        if (ntok != 2 || parse_ll(tok[1], 0, 1000000000000000000LL, &n))
-            return fail(p, "sensor_seed: expected an integer 0..1e18");
+        if (ntok != 2 || scenario_parse_ll(tok[1], 0, 1000000000000000000LL, &n))
+            return scenario_fail(p, "sensor_seed: expected an integer 0..1e18");
         sc->sensors.seed = (unsigned long long)n;
         sc->sensors.have_seed = 1;
         return 0;
@@ -396,8 +253,8 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         if (strcmp(d, us[i].name) != 0)
             continue;
         if (ntok != 2)
-            return fail(p, "%s: expected one value", d);
-        if (int_arg(p, d, tok[1], 0, 3600000000LL, &n))
+            return scenario_fail(p, "%s: expected one value", d);
+        if (scenario_int_arg(p, d, tok[1], 0, 3600000000LL, &n))
             return -1;
         *us[i].field = n * 1000;
         ss->phase_set |= us[i].phase_bit;
@@ -405,34 +262,34 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
     }
     if (strcmp(d, "unsupported") == 0) {
         if (ntok != 2)
-            return fail(p, "unsupported: expected one function name or field:ID");
+            return scenario_fail(p, "unsupported: expected one function name or field:ID");
         return parse_unsupported(p, d, tok[1], 0, 3, -1);
     }
     if (strcmp(d, "error") == 0) {
         long long code;
         unsigned g = 0;
         if (ntok != 3 && !(ntok == 5 && strcmp(tok[3], "gpu") == 0))
-            return fail(p, "error: expected CODE FUNC [gpu G]");
-        if (int_arg(p, d, tok[1], 1, 999, &code))
+            return scenario_fail(p, "error: expected CODE FUNC [gpu G]");
+        if (scenario_int_arg(p, d, tok[1], 1, 999, &code))
             return -1;
-        if (ntok == 5 && note_gpu(p, "error: gpu", tok[4], &g))
+        if (ntok == 5 && scenario_note_gpu(p, "error: gpu", tok[4], &g))
             return -1;
         return parse_unsupported(p, d, tok[2], 0, (int)code, ntok == 5 ? (int)g : -1);
     }
     if (strcmp(d, "unsupported_after") == 0) {
         if (ntok != 3)
-            return fail(p, "unsupported_after: expected N FUNC");
-        if (int_arg(p, d, tok[1], 0, 1000000000000LL, &n))
+            return scenario_fail(p, "unsupported_after: expected N FUNC");
+        if (scenario_int_arg(p, d, tok[1], 0, 1000000000000LL, &n))
             return -1;
         return parse_unsupported(p, d, tok[2], n, 3, -1);
     }
     if (strcmp(d, "lost_after") == 0) {
         unsigned g = 0;
         if (ntok != 2 && !(ntok == 4 && strcmp(tok[2], "gpu") == 0))
-            return fail(p, "lost_after: expected N [gpu G]");
-        if (int_arg(p, d, tok[1], 0, 1000000000000LL, &n))
+            return scenario_fail(p, "lost_after: expected N [gpu G]");
+        if (scenario_int_arg(p, d, tok[1], 0, 1000000000000LL, &n))
             return -1;
-        if (ntok == 4 && note_gpu(p, "lost_after: gpu", tok[3], &g))
+        if (ntok == 4 && scenario_note_gpu(p, "lost_after: gpu", tok[3], &g))
             return -1;
         sc->lost_after[g] = n;
         return 0;
@@ -442,14 +299,14 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         unsigned g = 0;
         if (!(ntok == 4 || (ntok == 6 && strcmp(tok[4], "gpu") == 0)) ||
             strcmp(tok[2], "at_query") != 0)
-            return fail(p, "stall_ms: expected M at_query N [gpu G]");
-        if (int_arg(p, d, tok[1], 0, 600000, &n) ||
-            int_arg(p, "stall_ms: at_query", tok[3], 1, 1000000000000LL, &q))
+            return scenario_fail(p, "stall_ms: expected M at_query N [gpu G]");
+        if (scenario_int_arg(p, d, tok[1], 0, 600000, &n) ||
+            scenario_int_arg(p, "stall_ms: at_query", tok[3], 1, 1000000000000LL, &q))
             return -1;
-        if (ntok == 6 && note_gpu(p, "stall_ms: gpu", tok[5], &g))
+        if (ntok == 6 && scenario_note_gpu(p, "stall_ms: gpu", tok[5], &g))
             return -1;
         if (sc->n_stalls == SIM_MAX_FAULTS)
-            return fail(p, "stall_ms: more than %d stalls", SIM_MAX_FAULTS);
+            return scenario_fail(p, "stall_ms: more than %d stalls", SIM_MAX_FAULTS);
         sc->stalls[sc->n_stalls++] = (struct sim_stall){ g, q, n };
         return 0;
     }
@@ -469,8 +326,8 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         if (strcmp(d, ints[i].name) != 0)
             continue;
         if (ntok != 2)
-            return fail(p, "%s: expected one value", d);
-        if (int_arg(p, d, tok[1], ints[i].min, ints[i].max, &n))
+            return scenario_fail(p, "%s: expected one value", d);
+        if (scenario_int_arg(p, d, tok[1], ints[i].min, ints[i].max, &n))
             return -1;
         switch (i) {
         case 0: sc->gpus = (unsigned)n; break;
@@ -484,7 +341,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         case 8: sc->gpm_refresh_ms = n; break;
         case 9:
             if (n != 32 && n != 64)
-                return fail(p, "pcie_counter_bits: expected 32 or 64");
+                return scenario_fail(p, "pcie_counter_bits: expected 32 or 64");
             sc->pcie_bits = (int)n;
             break;
         case 10: sc->pcie_base_bytes = (unsigned long long)n; break;
@@ -493,7 +350,7 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         }
         return 0;
     }
-    return fail(p, "unknown directive '%s'", d);
+    return scenario_fail(p, "unknown directive '%s'", d);
 }
 
 static int init_defaults(struct sim_scenario *sc)
@@ -532,7 +389,7 @@ static int parse_lines(struct parser *p, const char *text)
         size_t len = strcspn(s, "\n");
         p->line++;
         if (len >= sizeof line)
-            return fail(p, "line longer than %d bytes", MAX_LINE - 1);
+            return scenario_fail(p, "line longer than %d bytes", MAX_LINE - 1);
         memcpy(line, s, len);
         line[len] = 0;
         s += len + (s[len] == '\n');
@@ -545,7 +402,7 @@ static int parse_lines(struct parser *p, const char *text)
         int ntok = 0;
         for (char *t = strtok_r(copy, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
             if (ntok == MAX_TOKENS)
-                return fail(p, "more than %d words", MAX_TOKENS);
+                return scenario_fail(p, "more than %d words", MAX_TOKENS);
             tok[ntok++] = t;
         }
         if (ntok && parse_directive(p, line, tok, ntok))
@@ -561,16 +418,16 @@ static int check_whole(struct parser *p)
     struct sim_scenario *sc = p->sc;
     if (p->max_gpu_line && p->max_gpu >= sc->gpus) {
         p->line = p->max_gpu_line;
-        return fail(p, "gpu %u: no such GPU (gpus %u)", p->max_gpu, sc->gpus);
+        return scenario_fail(p, "gpu %u: no such GPU (gpus %u)", p->max_gpu, sc->gpus);
     }
     if (sc->sensors.energy_jitter_ns > 0 &&
         2 * sc->sensors.energy_jitter_ns >= sc->energy_update_ms * 1000000LL) {
         p->line = 0;
-        return fail(p, "energy_jitter_us must be under half of energy_update_ms");
+        return scenario_fail(p, "energy_jitter_us must be under half of energy_update_ms");
     }
     if (sc->period_ms > 0 && p->max_at_line && p->max_at_ms >= sc->period_ms) {
         p->line = p->max_at_line;
-        return fail(p, "at %lld: not inside period_ms %lld", p->max_at_ms, sc->period_ms);
+        return scenario_fail(p, "at %lld: not inside period_ms %lld", p->max_at_ms, sc->period_ms);
     }
     return 0;
 }
@@ -581,7 +438,7 @@ int scenario_parse(struct sim_scenario *sc, const char *text, const char *file,
     struct parser p = { .sc = sc, .file = file, .err = err, .errlen = errlen };
     if (init_defaults(sc)) {
         scenario_free(sc);
-        return fail(&p, "out of memory");
+        return scenario_fail(&p, "out of memory");
     }
     if (preset && sensor_preset_apply(sc, preset) != 0) {
         scenario_free(sc);
