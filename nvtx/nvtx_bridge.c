@@ -41,6 +41,7 @@ struct fnvtx_domain {
 };
 
 struct fnvtx_string {
+    struct fnvtx_string *next;          /* registered_strings: every one, for life */
     const struct fnvtx_domain *domain;
     int pass;
     char label[MARK_LABEL_MAX + 1];
@@ -77,6 +78,7 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fnvtx_domain *domains[DOMAINS_MAX];
 static int ndomains;
 static atomic_int nstrings;
+static struct fnvtx_string *registered_strings; /* under registry_lock */
 static _Thread_local struct thread_stack stack;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -446,6 +448,12 @@ static fnvtx_string_handle register_string(fnvtx_domain_handle h, const char *la
     s->domain = dom(h);
     memcpy(s->label, label, sizeof s->label);
     s->pass = passes(s->domain, s->label);
+    /* NVTX has no unregister: the handle lives as long as the process, and
+     * the bridge holds it too, so that it is never a leak to a checker. */
+    pthread_mutex_lock(&registry_lock);
+    s->next = registered_strings;
+    registered_strings = s;
+    pthread_mutex_unlock(&registry_lock);
     return s;
 }
 
