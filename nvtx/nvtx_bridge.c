@@ -4,7 +4,8 @@
  *
  * Owns the injection entry point and the callbacks: marks, push/pop ranges
  * (a stack per thread), start/end ranges (any thread may end them), domains
- * and registered strings. Each recorded call is stamped with CLOCK_MONOTONIC
+ * and registered strings (what they are called and whether the filter lets
+ * them through is nvtx_names.c's). Each recorded call is stamped with CLOCK_MONOTONIC
  * in the calling thread and formatted there (nvtx_emit.c); a range's start
  * and end carry the same id, PID.N, so analyze pairs them exactly. The
  * line goes to the bridge's writer thread (nvtx_writer.c), which writes
@@ -25,6 +26,7 @@
 #include "nvtx_attrs.h"
 #include "nvtx_emit.h"
 #include "nvtx_filter.h"
+#include "nvtx_names.h"
 #include "nvtx_writer.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -32,20 +34,6 @@
 #define NAMES_MAX 8192                  /* bytes of their names */
 #define NO_NAME 0xFFFF
 #define OPEN_SLOTS 256                  /* start/end ranges whose name an end can find */
-#define DOMAINS_MAX 4096
-#define STRINGS_MAX 65536
-
-struct fnvtx_domain {
-    char name[MARK_DOMAIN_MAX + 1];     /* "" : the default domain */
-    int pass;                           /* the filter's answer, when names don't matter */
-};
-
-struct fnvtx_string {
-    struct fnvtx_string *next;          /* registered_strings: every one, for life */
-    const struct fnvtx_domain *domain;
-    int pass;
-    char label[MARK_LABEL_MAX + 1];
-};
 
 struct level {
     uint64_t n;                         /* range number (id PID.n) */
@@ -67,89 +55,11 @@ struct open_range {
     char label[MARK_LABEL_MAX + 1];
 };
 
-static struct fnvtx_domain default_domain = { "", 1 };
-static struct nvtx_filter filter;
-static int filter_by_name;              /* some term looks at names */
 static int disabled;                    /* bad $FLINCH_NVTX_FILTER */
 static atomic_ullong next_range = 1;
-static atomic_llong rate_second, rate_count;
 static struct open_range open_ranges[OPEN_SLOTS];
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct fnvtx_domain *domains[DOMAINS_MAX];
-static int ndomains;
-static atomic_int nstrings;
-static struct fnvtx_string *registered_strings; /* under registry_lock */
 static _Thread_local struct thread_stack stack;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static const struct fnvtx_domain *dom(fnvtx_domain_handle d)
-{
-    return d ? d : &default_domain;
-}
-
-/* The filter's answer for a name in a domain. */
-static int passes(const struct fnvtx_domain *d, const char *name)
-{
-    if (!filter_by_name)
-        return d->pass;
-    return nvtx_filter_pass(&filter, d->name, name ? name : "");
-}
-
-/* The rate cap: at most filter.rate starts and marks in each second of
- * CLOCK_MONOTONIC, per process (approximate at the second's edge when
- * threads race; never more than a few over). */
-static int under_rate(int64_t now)
-{
-    if (!filter.rate)
-        return 1;
-    long long sec = now / 1000000000LL, seen = atomic_load(&rate_second);
-    if (seen != sec && atomic_compare_exchange_strong(&rate_second, &seen, sec))
-        atomic_store(&rate_count, 0);
-    return atomic_fetch_add(&rate_count, 1) < filter.rate;
-}
-
-/* The label of a call's message; *pass: the filter's answer. */
-static void message_label_only(const struct fnvtx_domain *d, const struct fnvtx_event_attributes *a,
-                               char *label, int *pass)
-{
-    if (!a || a->size < sizeof *a) {
-        nvtx_label(label, NULL);
-        *pass = passes(d, label);
-        return;
-    }
-    switch (a->message_type) {
-    case FNVTX_MESSAGE_REGISTERED:
-        if (a->message.registered) {
-            memcpy(label, a->message.registered->label, sizeof a->message.registered->label);
-            *pass = a->message.registered->pass;
-            return;
-        }
-        nvtx_label(label, NULL);
-        break;
-    case FNVTX_MESSAGE_UNICODE:
-        nvtx_label_w(label, a->message.unicode);
-        break;
-    case FNVTX_MESSAGE_ASCII:              /* the filter sees the name as given */
-        *pass = passes(d, a->message.ascii);
-        if (*pass)
-            nvtx_label(label, a->message.ascii);
-        return;
-    default:
-        nvtx_label(label, NULL);
-        break;
-    }
-    *pass = passes(d, label);
-}
-
-/* The label, the filter's answer and, for a mark that passes, what its
- * attributes add (category, payload: nvtx_attrs.c). */
-static void message_label(const struct fnvtx_domain *d, const struct fnvtx_event_attributes *a,
-                          char *label, int *pass, struct nvtx_extra *x)
-{
-    message_label_only(d, a, label, pass);
-    if (*pass)
-        nvtx_extra_from(d, a, x);
-}
 
 /* --- marks --- */
 
@@ -381,102 +291,12 @@ static fnvtx_range_id cb_domain_start_ex(fnvtx_domain_handle h, const struct fnv
 }
 
 static void cb_domain_end(fnvtx_domain_handle h, fnvtx_range_id id) { end(dom(h), id); }
-
-/* --- domains and registered strings: created rarely, kept for the life of
- * the process (a range may still name them); one domain per name. --- */
-
-static fnvtx_domain_handle domain_create(const char *name)
-{
-    char clean[MARK_DOMAIN_MAX + 1];
-    nvtx_domain_name(clean, name);
-    struct fnvtx_domain *d = NULL;
-    pthread_mutex_lock(&registry_lock);
-    for (int i = 0; i < ndomains && !d; i++)
-        if (strcmp(domains[i]->name, clean) == 0)
-            d = domains[i];
-    if (!d && ndomains < DOMAINS_MAX && (d = calloc(1, sizeof *d)) != NULL) {
-        memcpy(d->name, clean, sizeof clean);
-        d->pass = nvtx_filter_pass(&filter, d->name, "");
-        domains[ndomains++] = d;
-    }
-    pthread_mutex_unlock(&registry_lock);
-    return d;                           /* NULL: the default domain, to NVTX */
-}
-
-static fnvtx_domain_handle cb_domain_create_a(const char *name) { return domain_create(name); }
-
-static fnvtx_domain_handle cb_domain_create_w(const wchar_t *name)
-{
-    char utf8[MARK_LABEL_MAX + 1];
-    nvtx_label_w(utf8, name);
-    return domain_create(utf8);
-}
-
-static void cb_domain_destroy(fnvtx_domain_handle h) { (void)h; }
-
-static void cb_name_category_a(uint32_t id, const char *name)
-{
-    nvtx_category_name(&default_domain, id, name);
-}
-
-static void cb_name_category_w(uint32_t id, const wchar_t *name)
-{
-    char utf8[MARK_LABEL_MAX + 1];
-    nvtx_label_w(utf8, name);
-    nvtx_category_name(&default_domain, id, utf8);
-}
-
-static void cb_domain_name_category_a(fnvtx_domain_handle h, uint32_t id, const char *name)
-{
-    nvtx_category_name(dom(h), id, name);
-}
-
-static void cb_domain_name_category_w(fnvtx_domain_handle h, uint32_t id, const wchar_t *name)
-{
-    char utf8[MARK_LABEL_MAX + 1];
-    nvtx_label_w(utf8, name);
-    nvtx_category_name(dom(h), id, utf8);
-}
-
-static fnvtx_string_handle register_string(fnvtx_domain_handle h, const char *label)
-{
-    if (atomic_fetch_add(&nstrings, 1) >= STRINGS_MAX)
-        return NULL;                    /* its ranges arrive "(unnamed)" */
-    struct fnvtx_string *s = malloc(sizeof *s);
-    if (!s)
-        return NULL;
-    s->domain = dom(h);
-    memcpy(s->label, label, sizeof s->label);
-    s->pass = passes(s->domain, s->label);
-    /* NVTX has no unregister: the handle lives as long as the process, and
-     * the bridge holds it too, so that it is never a leak to a checker. */
-    pthread_mutex_lock(&registry_lock);
-    s->next = registered_strings;
-    registered_strings = s;
-    pthread_mutex_unlock(&registry_lock);
-    return s;
-}
-
-static fnvtx_string_handle cb_register_string_a(fnvtx_domain_handle h, const char *str)
-{
-    char label[MARK_LABEL_MAX + 1];
-    nvtx_label(label, str);
-    return register_string(h, label);
-}
-
-static fnvtx_string_handle cb_register_string_w(fnvtx_domain_handle h, const wchar_t *str)
-{
-    char label[MARK_LABEL_MAX + 1];
-    nvtx_label_w(label, str);
-    return register_string(h, label);
-}
-
 /* --- init --- */
 
 static void child_after_fork(void)
 {
     nvtx_emit_after_fork();
-    pthread_mutex_init(&registry_lock, NULL);
+    nvtx_names_after_fork();
     nvtx_attrs_after_fork();
     /* the ranges open in the forking thread are the parent's to end */
     for (int i = 0; i < stack.depth; i++)
@@ -494,18 +314,12 @@ __attribute__((destructor)) static void at_exit(void)
     if (atomic_load(&initialised))
         nvtx_writer_flush_at_exit();
 }
-
 static void init_once(void)
 {
-    char err[NVTX_FILTER_ERROR_MAX];
-    const char *text = getenv("FLINCH_NVTX_FILTER");
-    if (nvtx_filter_parse(&filter, text, err, sizeof err) != 0) {
-        fprintf(stderr, "flinch nvtx: FLINCH_NVTX_FILTER: %s; NVTX calls are not recorded\n", err);
+    if (nvtx_names_init() != 0) {
         disabled = 1;
         return;
     }
-    filter_by_name = nvtx_filter_has_name_terms(&filter);
-    default_domain.pass = nvtx_filter_pass(&filter, "", "");
     nvtx_emit_init();
     pthread_atfork(NULL, NULL, child_after_fork);
     atomic_store(&initialised, 1);
