@@ -8,8 +8,10 @@
 #include "json_escape.h"
 #include "labels_seen.h"
 #include "perfetto_export.h"
+#include "perfetto_spans.h"
 #include "pcie_rate.h"
 #include "proc_rate.h"
+#include "proc_share.h"
 #include "trace_event.h"
 #include "trace_limits.h"
 #include "trace_reader.h"
@@ -34,11 +36,23 @@ static const struct counter_def {
 };
 #define NGPU_COUNTERS ((int)(sizeof gpu_counters / sizeof gpu_counters[0]))
 
+/* GPM metrics, each held over the gpu_gpm_span_ns that ends at its row. */
+static const struct counter_def gpm_counters[] = {
+    { COL_GPU_SM_ACTIVE_PCT, "SM active (GPM)", "%" },
+    { COL_GPU_SM_OCCUPANCY_PCT, "SM occupancy (GPM)", "%" },
+    { COL_GPU_TENSOR_ACTIVE_PCT, "tensor active (GPM)", "%" },
+    { COL_GPU_DRAM_BW_PCT, "DRAM bandwidth (GPM)", "%" },
+};
+#define NGPM_COUNTERS ((int)(sizeof gpm_counters / sizeof gpm_counters[0]))
+
 struct gpu_track {
     int id;
     double last[NGPU_COUNTERS];  /* last value written, NAN: none yet */
     struct pcie_rate pcie;       /* the "PCIe" counter: TX + RX GB/s over the tick before */
     double last_pcie;
+    struct held_counter gpm[NGPM_COUNTERS];
+    struct held_counter proc_sm, other_sm;   /* the per-process SM split */
+    struct proc_share_log proc;               /* its newest reading only */
 };
 
 /* One comma before every event but the first of the document. */
@@ -102,16 +116,6 @@ static void sort_index(FILE *f, int pid)
                "\"args\":{\"sort_index\":%d}}", pid, pid);
 }
 
-static void counter(FILE *f, int pid, const char *name, const char *unit, int64_t ts_ns, double v)
-{
-    perfetto_event_start(f);
-    fprintf(f, "{\"name\":\"%s\",\"ph\":\"C\",\"pid\":%d,\"tid\":0", name, pid);
-    perfetto_write_ts(f, "ts", ts_ns);
-    fprintf(f, ",\"args\":{\"%s\":", unit);
-    write_num(f, v);
-    fputs("}}", f);
-}
-
 static void host_metadata(FILE *f, const struct host_trace *hs, int h)
 {
     char name[HOST_NAME_LEN + 32];
@@ -173,6 +177,12 @@ static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
         g->last[k] = NAN;
     pcie_rate_init(&g->pcie);
     g->last_pcie = NAN;
+    for (int k = 0; k < NGPM_COUNTERS; k++)
+        g->gpm[k] = (struct held_counter){ .name = gpm_counters[k].name,
+                                           .unit = gpm_counters[k].unit };
+    g->proc_sm = (struct held_counter){ .name = "SM % traced job", .unit = "%" };
+    g->other_sm = (struct held_counter){ .name = "SM % other processes", .unit = "%" };
+    g->proc = (struct proc_share_log){ 0 };
     char name[HOST_NAME_LEN + 160];
     snprintf(name, sizeof name, "GPU %d (%s)", id, hs[h].name);
     for (int i = 0; i < nd; i++)
@@ -181,6 +191,47 @@ static struct gpu_track *gpu_track(FILE *f, const struct host_trace *hs, int h,
     perfetto_metadata(f, "process_name", gpu_pid(h, id), 0, name);
     sort_index(f, gpu_pid(h, id));
     return g;
+}
+
+/* The row's GPM values over their span, and a new per-process reading over
+ * the span proc_share.c gives it; SHIFT_NS takes t_mono_ns to the export
+ * timeline. 0, or -1 when out of memory. */
+static int held_values(FILE *f, int pid, struct gpu_track *g, const struct trace_row *row,
+                       int64_t shift_ns)
+{
+    double span = row->v[COL_GPU_GPM_SPAN_NS];
+    if (!isnan(span) && span > 0) {
+        int64_t t1 = row->t_mono_ns + shift_ns, t0 = t1 - (int64_t)span;
+        for (int k = 0; k < NGPM_COUNTERS; k++)
+            perfetto_span(f, pid, &g->gpm[k], t0, t1, row->v[gpm_counters[k].col]);
+    }
+    long n = g->proc.n;
+    if (proc_share_add(&g->proc, row) != 0)
+        return -1;
+    if (g->proc.n > n) {
+        struct proc_reading r = g->proc.r[g->proc.n - 1];
+        perfetto_span(f, pid, &g->proc_sm, r.t0 + shift_ns, r.t1 + shift_ns, r.proc_pct);
+        perfetto_span(f, pid, &g->other_sm, r.t0 + shift_ns, r.t1 + shift_ns, r.other_pct);
+        g->proc.r[0] = r;          /* proc_share_add links to the last reading only */
+        g->proc.n = 1;
+    }
+    return 0;
+}
+
+/* At the end of a host's trace: the open spans' ends (when WRITE), the
+ * memory freed. */
+static void close_tracks(FILE *f, int h, struct gpu_track *t, int n, int write)
+{
+    for (int i = 0; i < n; i++) {
+        int pid = gpu_pid(h, t[i].id);
+        for (int k = 0; write && k < NGPM_COUNTERS; k++)
+            perfetto_span_close(f, pid, &t[i].gpm[k]);
+        if (write) {
+            perfetto_span_close(f, pid, &t[i].proc_sm);
+            perfetto_span_close(f, pid, &t[i].other_sm);
+        }
+        proc_share_free(&t[i].proc);
+    }
 }
 
 /* A MARK or EVENT row as an instant event on the host process. */
@@ -255,6 +306,13 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
             struct gpu_track *g = gpu_track(f, hs, h, tracks, &ntracks, row.gpu < 0 ? 0 : row.gpu,
                                             descs, ndescs);
             if (!g) {
+                close_tracks(f, h, tracks, ntracks, 0);
+                trace_reader_close(&tr);
+                return EXIT_USAGE;
+            }
+            if (held_values(f, gpu_pid(h, g->id), g, &row, ts - row.t_mono_ns) != 0) {
+                diag_error("%s: out of memory", hs[h].path);
+                close_tracks(f, h, tracks, ntracks, 0);
                 trace_reader_close(&tr);
                 return EXIT_USAGE;
             }
@@ -262,12 +320,12 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
                 double v = row.v[gpu_counters[k].col];
                 if (isnan(v) || v == g->last[k])
                     continue;
-                counter(f, gpu_pid(h, g->id), gpu_counters[k].name, gpu_counters[k].unit, ts, v);
+                perfetto_counter(f, gpu_pid(h, g->id), gpu_counters[k].name, gpu_counters[k].unit, ts, v);
                 g->last[k] = v;
             }
             double gbps;
             if (pcie_rate_step(&g->pcie, &row, &gbps) && gbps != g->last_pcie) {
-                counter(f, gpu_pid(h, g->id), "PCIe to+from host", "GB/s", ts, gbps);
+                perfetto_counter(f, gpu_pid(h, g->id), "PCIe to+from host", "GB/s", ts, gbps);
                 g->last_pcie = gbps;
             }
             if (host_gpu == -2)
@@ -277,16 +335,17 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
             continue;
         double cpu = row.v[COL_HOST_CPU_BUSY_PCT];
         if (!isnan(cpu) && cpu != last_cpu) {
-            counter(f, host_pid(h), "CPU busy", "%", ts, cpu);
+            perfetto_counter(f, host_pid(h), "CPU busy", "%", ts, cpu);
             last_cpu = cpu;
         }
         if (proc_rate_step(&rate, &row, &cores) && cores != last_cores) {
-            counter(f, host_pid(h), "process CPU", "cores", ts, cores);
+            perfetto_counter(f, host_pid(h), "process CPU", "cores", ts, cores);
             last_cores = cores;
         }
     }
     if (rc < 0)
         diag_error("%s", tr.error);
+    close_tracks(f, h, tracks, ntracks, rc >= 0);
     trace_reader_close(&tr);
     *has_start_end = seen_start && seen_end;
     return rc < 0 ? EXIT_USAGE : 0;

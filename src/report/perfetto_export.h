@@ -5,7 +5,9 @@
  * Owns: the JSON document. {"traceEvents":[...],"displayTimeUnit":"ms"}
  * with, per host (hosts.h): one process per GPU named "GPU N (HOST)" with
  * counter tracks ("ph":"C") for power (instant and 1 s average), GPU and
- * memory utilization, SM clock, memory used and temperature; one process
+ * memory utilization, SM clock, memory used, temperature and PCIe, and
+ * the values held over a span (GPM, the per-process SM split:
+ * perfetto_spans.h); one process
  * "host CPU (HOST)" with CPU busy and the traced process's CPU as counters,
  * MARKs as instant events ("ph":"i", "s":"p") on its "marks" thread, EVENT
  * rows on its "events" thread and analyzed windows as complete events
