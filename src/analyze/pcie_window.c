@@ -1,10 +1,13 @@
 /* pcie_window.c — a window's host<->GPU traffic and copy-bound waiting; see pcie_window.h. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis_internal.h"
 #include "pcie_window.h"
+
+_Static_assert(TAPE_MAX_GPUS <= 64, "a GPU mask holds one bit per tape GPU");
 
 static void traffic_unknown(struct pcie_traffic *p)
 {
@@ -54,13 +57,13 @@ static double bytes_at(const struct gpu_sample *s, long n, int64_t t)
     return s[lo].pcie_bytes + f * (s[hi].pcie_bytes - s[lo].pcie_bytes);
 }
 
-/* Bytes of the GPUs in mask (bit k: tape GPU k) over [t0, t1]; NAN when
+/* Bytes of the GPUs in mask (bit k: tape GPU k, up to 64) over [t0, t1]; NAN when
  * none of them knows. */
-static double bytes_between(const struct window_tape *wt, unsigned mask, int64_t t0, int64_t t1)
+static double bytes_between(const struct window_tape *wt, uint64_t mask, int64_t t0, int64_t t1)
 {
     double sum = NAN;
     for (int k = 0; k < wt->ngpu; k++) {
-        if (!(mask >> k & 1u))
+        if (!(mask >> k & 1))
             continue;
         double b = bytes_at(wt->gpu[k], wt->ngpu_samples[k], t1) -
                    bytes_at(wt->gpu[k], wt->ngpu_samples[k], t0);
@@ -72,7 +75,7 @@ static double bytes_between(const struct window_tape *wt, unsigned mask, int64_t
 
 /* The waiting segments of bd: their bytes and the copy-bound ones. */
 static void copies(const struct analysis_options *o, const struct window *w, const struct breakdown *bd,
-                   unsigned mask, struct pcie_traffic *p)
+                   uint64_t mask, struct pcie_traffic *p)
 {
     if (!bd->valid)
         return;
@@ -127,14 +130,14 @@ void pcie_window_copies(const struct analysis_options *o, struct window *w)
     const struct window_tape *wt = w->tape;
     if (!wt || (isnan(wp->tx_bytes) && isnan(wp->rx_bytes)))
         return;
-    unsigned all = 0;
+    uint64_t all = 0;   /* TAPE_MAX_GPUS is 64: one bit each */
     for (int i = 0; i < w->ngpu; i++)
         for (int k = 0; k < wt->ngpu; k++)
             if (wt->gpu_id[k] == w->gpu[i].gpu) {
-                all |= 1u << k;
+                all |= (uint64_t)1 << k;
                 w->gpu[i].pcie.tick_ms = tick_ms(wt, k);
                 wp->tick_ms = fmax(isnan(wp->tick_ms) ? 0 : wp->tick_ms, w->gpu[i].pcie.tick_ms);
-                copies(o, w, &w->gpu[i].bd, 1u << k, &w->gpu[i].pcie);
+                copies(o, w, &w->gpu[i].bd, (uint64_t)1 << k, &w->gpu[i].pcie);
             }
     copies(o, w, &w->bd, all, wp);
 }
