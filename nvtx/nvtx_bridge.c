@@ -321,7 +321,7 @@ static void init_once(void)
         return;
     }
     nvtx_emit_init();
-    pthread_atfork(NULL, NULL, child_after_fork);
+    pthread_atfork(nvtx_writer_before_fork, NULL, child_after_fork);
     atomic_store(&initialised, 1);
 }
 

@@ -45,6 +45,7 @@ static int thread_allowed;
 static sem_t wake;
 static atomic_int sleeping;             /* the writer waits on wake */
 static atomic_int exiting;
+static atomic_int thread_up;            /* the writer thread runs its own code */
 
 static void reset_ring(void)
 {
@@ -55,6 +56,7 @@ static void reset_ring(void)
     atomic_store(&done_pos, 0);
     atomic_store(&sleeping, 0);
     atomic_store(&exiting, 0);
+    atomic_store(&thread_up, 0);
     sem_init(&wake, 0, 0);
 }
 
@@ -73,6 +75,26 @@ void nvtx_writer_after_fork(void)
 }
 
 int nvtx_writer_running(void) { return atomic_load(&state) == W_RUNNING; }
+
+/*
+ * A fork() while the writer thread is still being set up by the C library
+ * (or a sanitizer's runtime, which allocates for it) can leave the child
+ * an allocator lock that thread held, and the child's first malloc then
+ * waits for ever: glibc's own malloc is safe across fork, an older
+ * AddressSanitizer's is not. The window is the thread's first
+ * microseconds, so fork waits for them to pass: at most
+ * NVTX_WRITER_FORK_WAIT_MS, and only when the first mark and a fork race.
+ */
+void nvtx_writer_before_fork(void)
+{
+    struct timespec nap_ts = { 0, 100000 };     /* 100 us */
+    for (int i = 0; i < NVTX_WRITER_FORK_WAIT_MS * 10; i++) {
+        int st = atomic_load(&state);
+        if ((st != W_STARTING && st != W_RUNNING) || atomic_load(&thread_up))
+            return;
+        nanosleep(&nap_ts, NULL);
+    }
+}
 
 /* Takes the next line off the ring into out (room for NVTX_LINE_MAX);
  * its length, or 0 when the ring is empty or its head is not published
@@ -166,6 +188,7 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     nvtx_emit_in_writer_thread();
+    atomic_store(&thread_up, 1);
     struct batch b;                     /* 4 KiB of the 64 KiB stack */
     b.len = 0;
     b.count = 0;

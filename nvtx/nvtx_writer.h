@@ -33,6 +33,10 @@ void nvtx_writer_init(void);
 /* In a forked child: an empty ring (what the parent queued is the parent's
  * to write) and no thread; one is started again at the next mark. */
 void nvtx_writer_after_fork(void);
+/* Before fork: waits (at most NVTX_WRITER_FORK_WAIT_MS) for a writer thread
+ * that is still starting to finish starting; see nvtx_writer.c. */
+#define NVTX_WRITER_FORK_WAIT_MS 50
+void nvtx_writer_before_fork(void);
 
 /* Queues line[0..len) (len <= NVTX_LINE_MAX); starts the thread on first use. */
 enum nvtx_queue_result nvtx_writer_enqueue(const char *line, size_t len);
