@@ -168,6 +168,15 @@ static void row_metrics(struct metrics_state *s, const struct trace_row *r)
             snprintf(g->uuid, sizeof g->uuid, "%s", uuid);
         return;
     }
+    char status[8];
+    if (r->type == TRACE_EVENT && trace_event_is(r->label, EVENT_GPM) && r->gpu >= 0 &&
+        trace_event_value(r->label, "status", status, sizeof status) == 0 &&
+        strcmp(status, "off") == 0) {
+        struct metrics_gpu *g = metrics_gpu(s, r->gpu);
+        if (g)
+            g->sm_active_pct = NAN;        /* GPM stopped: no latest value any more */
+        return;
+    }
     if (r->type == TRACE_MARK) {
         if (!isnan(r->v[COL_ARRIVAL_MONO_NS]))
             s->marks_received++;
@@ -193,6 +202,12 @@ static void row_metrics(struct metrics_state *s, const struct trace_row *r)
     g->sm_clock_mhz = r->v[COL_GPU_SM_CLOCK_MHZ];
     if (!isnan(r->v[COL_GPU_ENERGY_MJ]))
         g->energy_mj = r->v[COL_GPU_ENERGY_MJ];
+    if (!isnan(r->v[COL_GPU_SM_ACTIVE_PCT]))
+        g->sm_active_pct = r->v[COL_GPU_SM_ACTIVE_PCT];
+    if (!isnan(r->v[COL_GPU_PROC_SM_PCT]) || !isnan(r->v[COL_GPU_OTHER_SM_PCT])) {
+        g->proc_sm_pct = r->v[COL_GPU_PROC_SM_PCT];
+        g->other_sm_pct = r->v[COL_GPU_OTHER_SM_PCT];
+    }
 }
 
 static void *hub_main(void *arg)

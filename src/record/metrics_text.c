@@ -36,6 +36,7 @@ struct metrics_gpu *metrics_gpu(struct metrics_state *s, int index)
     memset(g, 0, sizeof *g);
     g->index = index;
     g->power_w = g->power_instant_w = g->util_pct = g->sm_clock_mhz = g->energy_mj = NAN;
+    g->sm_active_pct = g->proc_sm_pct = g->other_sm_pct = NAN;
     return g;
 }
 
@@ -309,6 +310,18 @@ char *metrics_render(const struct metrics_state *s, enum metrics_format fmt, siz
     gpu_series(f, om, s, "flinch_gpu_utilization_ratio", "gauge",
                "Share of the last sample period a kernel ran on the GPU (gpu_util_pct / 100).",
                offsetof(struct metrics_gpu, util_pct), 0.01);
+    gpu_series(f, om, s, "flinch_gpu_sm_active_ratio", "gauge",
+               "GPM SM activity over the latest GPM span, about 200 ms (gpu_sm_active_pct / 100; "
+               "Hopper and newer).",
+               offsetof(struct metrics_gpu, sm_active_pct), 0.01);
+    gpu_series(f, om, s, "flinch_gpu_proc_sm_ratio", "gauge",
+               "The traced process tree's share of the GPU's SM time, latest per-process reading, "
+               "about 1 s (gpu_proc_sm_pct / 100; with --pid or a command).",
+               offsetof(struct metrics_gpu, proc_sm_pct), 0.01);
+    gpu_series(f, om, s, "flinch_gpu_other_sm_ratio", "gauge",
+               "Every other process's share of the GPU's SM time, same reading "
+               "(gpu_other_sm_pct / 100).",
+               offsetof(struct metrics_gpu, other_sm_pct), 0.01);
     gpu_series(f, om, s, "flinch_gpu_sm_clock_hertz", "gauge", "SM clock.",
                offsetof(struct metrics_gpu, sm_clock_mhz), 1e6);
     gpu_series(f, om, s, "flinch_gpu_energy_joules_total", "counter",

@@ -37,6 +37,10 @@ struct metrics_gpu {
     char uuid[METRICS_UUID_MAX];   /* "" when the driver gave none */
     /* latest readings, NAN when never read */
     double power_w, power_instant_w, util_pct, sm_clock_mhz, energy_mj;
+    /* the latest value of those the trace holds only on some rows, kept
+     * until the next: GPM SM activity (until GPM stops), the per-process
+     * SM split (traced job, other processes) */
+    double sm_active_pct, proc_sm_pct, other_sm_pct;
 };
 
 struct metrics_window {
