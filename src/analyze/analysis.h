@@ -261,11 +261,11 @@ struct analysis {
 
 void analysis_default_options(struct analysis_options *o);
 /* The window flags as plot and export take them: --start and --end come
- * together, and not with --no-windows; --range (with --domain) replaces
+ * together, and not with --no-windows; --range (with --domain, --category) replaces
  * them and becomes both (*start = *end = range). 0, or -1 after one error line. */
 int analysis_check_window_flags(const char **start, const char **end, const char *range,
-                                const char *domain, int no_windows);
-/* --range and --domain: checks they agree with --start/--end and makes the
+                                const char *domain, const char *category, int no_windows);
+/* --range, --domain and --category: checks they agree with --start/--end and makes the
  * range name both labels. 0, or -1 after one error line. */
 int analysis_range_options(struct analysis_options *o);
 /* Streams PATH once. 0 on success; else an exit code from diag.h, with the

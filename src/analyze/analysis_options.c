@@ -11,7 +11,7 @@
 #include "diag.h"
 
 int analysis_check_window_flags(const char **start, const char **end, const char *range,
-                                const char *domain, int no_windows)
+                                const char *domain, const char *category, int no_windows)
 {
     struct analysis_options o;
     analysis_default_options(&o);
@@ -19,6 +19,7 @@ int analysis_check_window_flags(const char **start, const char **end, const char
     o.end_label = *end;
     o.range_name = range;
     o.range_domain = domain;
+    o.range_category = category;
     if (analysis_range_options(&o) != 0)
         return -1;
     if ((o.start_label == NULL) != (o.end_label == NULL)) {

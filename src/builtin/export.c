@@ -46,6 +46,8 @@ static const char usage[] =
     "      --range NAME    windows are the ranges NAME (NVTX, flinch.window), paired\n"
     "                      by their range id (column mark_attrs)\n"
     "      --domain NAME   with --range: only that NVTX domain ('' the default)\n"
+    "      --category C    with --range: only ranges whose start has NVTX category C\n"
+    "                      (its registered name, else its number)\n"
     "      --no-windows    export no windows\n"
     "  -q, --quiet         do not print the clock offsets\n"
     "  -h, --help          this help\n";
@@ -55,7 +57,7 @@ static const char usage[] =
  * the caller fails only when no trace had them. */
 static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_t origin,
                           const char *start, const char *end, const char *range,
-                          const char *domain)
+                          const char *domain, const char *category)
 {
     struct analysis_options ao;
     analysis_default_options(&ao);
@@ -63,6 +65,7 @@ static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_
     ao.end_label = end;
     ao.range_name = range;
     ao.range_domain = domain;
+    ao.range_category = category;
     struct analysis a;
     int rc = analysis_run(&ao, hosts[h].path, &a);
     if (rc == 0)
@@ -80,13 +83,14 @@ int cmd_export(int argc, char **argv)
         { "end", required_argument, NULL, 'e' },
         { "range", required_argument, NULL, 'r' },
         { "domain", required_argument, NULL, 'd' },
+        { "category", required_argument, NULL, 'g' },
         { "no-windows", no_argument, NULL, 'n' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *format = NULL, *out_path = NULL, *start = NULL, *end = NULL, *range = NULL,
-               *domain = NULL;
+               *domain = NULL, *category = NULL;
     int no_windows = 0, quiet = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
@@ -97,6 +101,7 @@ int cmd_export(int argc, char **argv)
         case 'e': end = optarg; break;
         case 'r': range = optarg; break;
         case 'd': domain = optarg; break;
+        case 'g': category = optarg; break;
         case 'n': no_windows = 1; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(usage, stdout); return EXIT_OK;
@@ -117,7 +122,7 @@ int cmd_export(int argc, char **argv)
         diag_error("no trace given (see --help)");
         return EXIT_USAGE;
     }
-    if (analysis_check_window_flags(&start, &end, range, domain, no_windows) != 0)
+    if (analysis_check_window_flags(&start, &end, range, domain, category, no_windows) != 0)
         return EXIT_USAGE;
     int explicit_labels = start != NULL;
     if (!start && !no_windows) {
@@ -181,7 +186,7 @@ int cmd_export(int argc, char **argv)
         if (rc == 0)
             rc = perfetto_write_threads(f, hosts, i, origin);
         if (rc == 0 && has_labels) {
-            rc = export_windows(f, hosts, i, origin, start, end, range, domain);
+            rc = export_windows(f, hosts, i, origin, start, end, range, domain, category);
             windowed++;
         }
     }

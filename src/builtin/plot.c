@@ -38,6 +38,8 @@ static const char usage[] =
     "      --range NAME    windows are the ranges NAME (NVTX, flinch.window), paired\n"
     "                      by their range id (column mark_attrs)\n"
     "      --domain NAME   with --range: only that NVTX domain ('' the default)\n"
+    "      --category C    with --range: only ranges whose start has NVTX category C\n"
+    "                      (its registered name, else its number)\n"
     "      --no-windows    draw no windows\n"
     "      --from SEC      draw from SEC seconds after the first row (default 0)\n"
     "      --to SEC        ... up to SEC seconds (default: the last row)\n"
@@ -81,6 +83,7 @@ int cmd_plot(int argc, char **argv)
         { "end", required_argument, NULL, 'e' },
         { "range", required_argument, NULL, 'r' },
         { "domain", required_argument, NULL, 'd' },
+        { "category", required_argument, NULL, 'g' },
         { "no-windows", no_argument, NULL, 'n' },
         { "from", required_argument, NULL, 'F' },
         { "to", required_argument, NULL, 'T' },
@@ -90,7 +93,8 @@ int cmd_plot(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *out_path = NULL, *start = NULL, *end = NULL, *range = NULL, *domain = NULL;
+    const char *out_path = NULL, *start = NULL, *end = NULL, *range = NULL, *domain = NULL,
+               *category = NULL;
     int no_windows = 0;
     double from = NAN, to = NAN;
     struct svg_plot_options so = { 1200, 720, NULL };
@@ -103,6 +107,7 @@ int cmd_plot(int argc, char **argv)
         case 'e': end = optarg; break;
         case 'r': range = optarg; break;
         case 'd': domain = optarg; break;
+        case 'g': category = optarg; break;
         case 'n': no_windows = 1; break;
         case 'F': if (parse_seconds("--from", optarg, &from)) return EXIT_USAGE; break;
         case 'T': if (parse_seconds("--to", optarg, &to)) return EXIT_USAGE; break;
@@ -127,7 +132,7 @@ int cmd_plot(int argc, char **argv)
         diag_error("--width must be 400..20000 and --height 300..20000 pixels");
         return EXIT_USAGE;
     }
-    if (analysis_check_window_flags(&start, &end, range, domain, no_windows) != 0)
+    if (analysis_check_window_flags(&start, &end, range, domain, category, no_windows) != 0)
         return EXIT_USAGE;
     const char *trace = argv[optind];
     if (strcmp(trace, "-") == 0 && csv_spool_stdin() != 0) {
@@ -170,6 +175,7 @@ int cmd_plot(int argc, char **argv)
         ao.end_label = end;
         ao.range_name = range;
         ao.range_domain = domain;
+        ao.range_category = category;
         rc = analysis_run(&ao, trace, &a);
         if (rc != 0) {
             analysis_free(&a);   /* what a failed run gathered */

@@ -58,6 +58,24 @@ expect_eq "--category that no start of the range has: no window, exit 2" "$?:$(g
 "$FLINCH" analyze --csv a.csv --category decode >/dev/null 2>err.txt
 expect_eq "--category without --range: exit 2" "$?:$(cat err.txt)" "2:flinch analyze: --category goes with --range (see --help)"
 
+# plot and export take --category as analyze does (the same checks, the same pairing)
+for cmd in plot export; do
+  if [ $cmd = plot ]; then o=w.svg; set -- plot; else o=w.json; set -- export --format perfetto -q; fi
+  rm -f "$o"
+  "$FLINCH" "$@" a.csv -o "$o" --range attr_push --category 2 2>err.txt
+  rc=$?
+  n=$(grep -o '<title>window [0-9]*\|"cat":"window"' "$o" 2>/dev/null | wc -l | tr -d ' ')
+  expect_eq "$cmd --range attr_push --category 2: exit 0, its one window" "$rc:$n:$(cat err.txt)" "0:1:"
+  rm -f "$o"
+  "$FLINCH" "$@" a.csv -o "$o" --range attr_push --category io_wait 2>err.txt
+  expect_eq "$cmd --category that no start of the range has: no window, exit 2, no output" \
+    "$?:$(grep -c "no window in a.csv" err.txt):$(test -e "$o" && echo written)" "2:1:"
+  "$FLINCH" "$@" a.csv -o "$o" --category decode 2>err.txt
+  expect_eq "$cmd --category without --range: exit 2" "$?:$(cat err.txt)" "2:flinch $cmd: --category goes with --range (see --help)"
+  "$FLINCH" "$@" a.csv -o "$o" --range attr_push --category '' 2>err.txt
+  expect_eq "$cmd --category '': exit 2" "$?:$(cat err.txt)" "2:flinch $cmd: --category: empty category"
+done
+
 # the reader: a trace whose payload is not a JSON number is refused, naming line and cell
 line=$(grep -n ',"attr_u32",' a.csv | cut -d: -f1)
 sed "${line}s/payload=4000000000/payload=1e999/" a.csv > bad.csv
