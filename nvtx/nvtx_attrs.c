@@ -40,7 +40,7 @@ void nvtx_category_name(const void *domain, uint32_t id, const char *name)
 
 void nvtx_attrs_after_fork(void) { pthread_mutex_init(&names_lock, NULL); }
 
-static void category_text(const void *domain, uint32_t id, char *out)
+void nvtx_category_text(const void *domain, uint32_t id, char *out)
 {
     for (int i = atomic_load(&nnames) - 1; i >= 0; i--)
         if (names[i].id == id && names[i].domain == domain) {
@@ -65,7 +65,7 @@ void nvtx_extra_from(const void *domain, const struct fnvtx_event_attributes *a,
     if (!a || a->size < sizeof *a)
         return;
     if (a->category)
-        category_text(domain, a->category, x->category);
+        nvtx_category_text(domain, a->category, x->category);
     switch (a->payload_type) {
     case FNVTX_PAYLOAD_U64:
         snprintf(x->payload, sizeof x->payload, "%llu", (unsigned long long)a->payload.u64);

@@ -23,6 +23,10 @@ void nvtx_extra_from(const void *domain, const struct fnvtx_event_attributes *a,
  * pointer) for the marks that follow; name as a label (UTF-8). */
 void nvtx_category_name(const void *domain, uint32_t id, const char *name);
 
+/* The text of category id (not 0) of domain: its name, else its number;
+ * out holds MARK_CATEGORY_MAX + 1 bytes. */
+void nvtx_category_text(const void *domain, uint32_t id, char *out);
+
 /* In a forked child: the registry's lock may have been held by another thread. */
 void nvtx_attrs_after_fork(void);
 

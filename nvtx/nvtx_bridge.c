@@ -94,14 +94,14 @@ static void cb_mark_a(const char *msg)
         return;
     }
     nvtx_label(label, msg);
-    mark(&default_domain, label, filter_by_name || default_domain.pass, NULL);
+    mark(&default_domain, label, (filter_by_name || default_domain.pass) && nocat_pass, NULL);
 }
 
 static void cb_mark_w(const wchar_t *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     nvtx_label_w(label, msg);
-    mark(&default_domain, label, passes(&default_domain, label), NULL);
+    mark(&default_domain, label, passes(&default_domain, label) && nocat_pass, NULL);
 }
 
 static void cb_domain_mark_ex(fnvtx_domain_handle h, const struct fnvtx_event_attributes *a)
@@ -188,14 +188,14 @@ static int cb_push_a(const char *msg)
     if (filter_by_name && !passes(&default_domain, msg))
         return push(&default_domain, NULL, 0, NULL);
     nvtx_label(label, msg);
-    return push(&default_domain, label, filter_by_name || default_domain.pass, NULL);
+    return push(&default_domain, label, (filter_by_name || default_domain.pass) && nocat_pass, NULL);
 }
 
 static int cb_push_w(const wchar_t *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     nvtx_label_w(label, msg);
-    return push(&default_domain, label, passes(&default_domain, label), NULL);
+    return push(&default_domain, label, passes(&default_domain, label) && nocat_pass, NULL);
 }
 
 static int cb_pop(void) { return pop(&default_domain); }
@@ -269,14 +269,14 @@ static fnvtx_range_id cb_start_a(const char *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     nvtx_label(label, msg);
-    return start(&default_domain, label, passes(&default_domain, msg), NULL);
+    return start(&default_domain, label, passes(&default_domain, msg) && nocat_pass, NULL);
 }
 
 static fnvtx_range_id cb_start_w(const wchar_t *msg)
 {
     char label[MARK_LABEL_MAX + 1];
     nvtx_label_w(label, msg);
-    return start(&default_domain, label, passes(&default_domain, label), NULL);
+    return start(&default_domain, label, passes(&default_domain, label) && nocat_pass, NULL);
 }
 
 static void cb_end(fnvtx_range_id id) { end(&default_domain, id); }

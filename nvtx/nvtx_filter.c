@@ -45,9 +45,12 @@ static int parse_term(struct nvtx_filter *f, const char *tok, size_t len, int n,
     } else if (len >= 6 && memcmp(tok, "domain", 6) == 0) {
         t.field = NVTX_FIELD_DOMAIN;
         klen = 6;
+    } else if (len >= 8 && memcmp(tok, "category", 8) == 0) {
+        t.field = NVTX_FIELD_CATEGORY;
+        klen = 8;
     } else {
         return term_error(err, errlen, n, tok, len,
-                          "expected name=, name!=, name~, name!~, domain=..., or rate=N");
+                          "expected name=, name!=, name~, name!~, domain=..., category=..., or rate=N");
     }
     const char *op = tok + klen;
     size_t rest = len - klen;
@@ -119,7 +122,7 @@ int nvtx_filter_pass(const struct nvtx_filter *f, const char *domain, const char
     int included[2] = { !f->has_include[0], !f->has_include[1] };
     for (int i = 0; i < f->nterms; i++) {
         const struct nvtx_filter_term *t = &f->term[i];
-        if (t->exclude ? 0 : included[t->field])
+        if (t->field == NVTX_FIELD_CATEGORY || (t->exclude ? 0 : included[t->field]))
             continue;                   /* this field is already in */
         if (!term_matches(t, t->field == NVTX_FIELD_NAME ? name : domain))
             continue;
@@ -130,12 +133,35 @@ int nvtx_filter_pass(const struct nvtx_filter *f, const char *domain, const char
     return included[0] && included[1];
 }
 
-int nvtx_filter_has_name_terms(const struct nvtx_filter *f)
+int nvtx_filter_pass_category(const struct nvtx_filter *f, const char *name, const char *number)
+{
+    int included = !f->has_include[NVTX_FIELD_CATEGORY];
+    for (int i = 0; i < f->nterms; i++) {
+        const struct nvtx_filter_term *t = &f->term[i];
+        if (t->field != NVTX_FIELD_CATEGORY || (!t->exclude && included))
+            continue;
+        if (!term_matches(t, name) && !term_matches(t, number))
+            continue;
+        if (t->exclude)
+            return 0;
+        included = 1;
+    }
+    return included;
+}
+
+static int has_terms(const struct nvtx_filter *f, enum nvtx_filter_field field)
 {
     for (int i = 0; i < f->nterms; i++)
-        if (f->term[i].field == NVTX_FIELD_NAME)
+        if (f->term[i].field == field)
             return 1;
     return 0;
+}
+
+int nvtx_filter_has_name_terms(const struct nvtx_filter *f) { return has_terms(f, NVTX_FIELD_NAME); }
+
+int nvtx_filter_has_category_terms(const struct nvtx_filter *f)
+{
+    return has_terms(f, NVTX_FIELD_CATEGORY);
 }
 
 void nvtx_filter_free(struct nvtx_filter *f)

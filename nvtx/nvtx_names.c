@@ -22,6 +22,8 @@
 struct fnvtx_domain default_domain = { "", 1 };
 static struct nvtx_filter filter;
 int filter_by_name;                     /* some term looks at names */
+static int filter_by_category;          /* some term looks at categories */
+int nocat_pass = 1;                     /* the category terms' answer for no category */
 static atomic_llong rate_second, rate_count;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fnvtx_domain *domains[DOMAINS_MAX];
@@ -88,12 +90,28 @@ static void message_label_only(const struct fnvtx_domain *d, const struct fnvtx_
     *pass = passes(d, label);
 }
 
+/* The category terms' answer for an event's attributes: looked up only
+ * when the filter has such terms, and after the name and domain passed. */
+static int category_passes(const struct fnvtx_domain *d, const struct fnvtx_event_attributes *a)
+{
+    if (!filter_by_category)
+        return 1;
+    if (!a || a->size < sizeof *a || a->category == 0)
+        return nocat_pass;
+    char name[MARK_CATEGORY_MAX + 1], number[16];
+    nvtx_category_text(d, a->category, name);
+    snprintf(number, sizeof number, "%lu", (unsigned long)a->category);
+    return nvtx_filter_pass_category(&filter, name, number);
+}
+
 /* The label, the filter's answer and, for a mark that passes, what its
  * attributes add (category, payload: nvtx_attrs.c). */
 void message_label(const struct fnvtx_domain *d, const struct fnvtx_event_attributes *a,
                    char *label, int *pass, struct nvtx_extra *x)
 {
     message_label_only(d, a, label, pass);
+    if (*pass && !category_passes(d, a))
+        *pass = 0;
     if (*pass)
         nvtx_extra_from(d, a, x);
 }
@@ -197,6 +215,8 @@ int nvtx_names_init(void)
         return -1;
     }
     filter_by_name = nvtx_filter_has_name_terms(&filter);
+    filter_by_category = nvtx_filter_has_category_terms(&filter);
+    nocat_pass = nvtx_filter_pass_category(&filter, "", "");
     default_domain.pass = nvtx_filter_pass(&filter, "", "");
     return 0;
 }

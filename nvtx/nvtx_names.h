@@ -26,6 +26,8 @@ struct fnvtx_string {
 
 extern struct fnvtx_domain default_domain;
 extern int filter_by_name;              /* some term of the filter looks at names */
+extern int nocat_pass;                  /* the filter's category answer for no category
+                                           (calls without attributes) */
 
 /* Reads $FLINCH_NVTX_FILTER; -1 (said on stderr) when it is bad. */
 int nvtx_names_init(void);
