@@ -150,6 +150,8 @@ struct window {
     int64_t t_start_ns, t_end_ns;        /* t_mono_ns of the marks */
     int64_t wall_start_ns, wall_end_ns;  /* their t_wall_ns, 0 if none */
     long start_line, end_line;           /* where the marks are in the file */
+    char category[MARK_CATEGORY_MAX + 1]; /* the start mark's NVTX category=, "" none */
+    char payload[MARK_PAYLOAD_MAX + 1];   /* its payload= (a JSON number), "" none */
     double duration_s;
     int ngpu;
     struct window_gpu *gpu;      /* ngpu entries, in gpu_index order */

@@ -78,6 +78,11 @@ int open_window(struct ctx *c, int kind, const struct trace_row *r)
     w->t_start_ns = r->t_mono_ns;
     w->wall_start_ns = r->t_wall_ns;
     w->start_line = r->line;
+    if (r->has_attrs) {                 /* a range's start: what NVTX attached to it */
+        memcpy(w->category, r->attrs.category, sizeof w->category);
+        if (r->attrs.has_payload)
+            memcpy(w->payload, r->attrs.payload, sizeof w->payload);
+    }
     struct active *act = calloc(1, sizeof *act);
     c->act_of[kind][id] = act;
     if (!act)

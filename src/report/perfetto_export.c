@@ -394,6 +394,12 @@ void perfetto_write_windows(FILE *f, const struct host_trace *hs, int h, int64_t
         write_num(f, w->duration_s);
         fputs(",\"evidence\":", f);
         json_write_string(f, w->evidence);
+        if (w->category[0]) {               /* the start mark's, as its instant event has */
+            fputs(",\"category\":", f);
+            json_write_string(f, w->category);
+        }
+        if (w->payload[0])
+            fprintf(f, ",\"payload\":%s", w->payload);
         fputs("}}", f);
         write_segments(f, w, host_pid(h), host_shared_ns(&hs[h], w->t_start_ns) - origin_ns);
     }

@@ -50,6 +50,23 @@ PY
     "attr_mark io_wait -9007199254740993 None;attr_push 2 18446744073709551615 None;attr_push None None None;attr_dom decode -7 attrdom;attr_dom None None attrdom;attr_dom decode -7 attrdom;attr_dom None None attrdom;"
 fi
 
+# window slices carry their start's category and payload, as its instant event
+if command -v python3 >/dev/null 2>&1; then
+  slices() {  # slices RANGE: "category payload;" per window slice
+    "$FLINCH" export --format perfetto -q a.csv -o w.json --range "$1" 2>err.txt || cat err.txt
+    python3 - w.json <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+print(";".join("%s %r" % (e["args"].get("category"), e["args"].get("payload"))
+               for e in ev if e.get("ph") == "X" and e.get("cat") == "window"))
+PY
+  }
+  expect_eq "export: window slices with the start's category and payload (int64 exact, double, none)" \
+    "$(slices attr_dom)|$(slices attr_push)|$(slices attr_start)" \
+    "decode -7;decode -7|2 18446744073709551615|None 0.1"
+fi
+
 # --nvtx=FILTER by category (name or number, glob or regex): what is dropped
 # at the source is counted in marks_dropped EVENT rows (marks and range starts)
 filtered() {  # filtered FILTER: "kept labels|attrs ... / dropped N"
