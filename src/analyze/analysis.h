@@ -53,8 +53,11 @@ enum verdict {
 #define WINDOW_UNDER_POWER_PERIOD 0x8000 /* from instant power, and shorter than its refresh period */
 
 /* The classes of a window's time (breakdown.h); the tokens are the same in
- * every output: "compute", "host-cpu", "waiting". */
-enum time_class { CLASS_COMPUTE, CLASS_HOST_CPU, CLASS_WAITING, CLASS_COUNT };
+ * every output: "compute", "host-cpu", "waiting", "not-recorded". The last
+ * is time before a GPU joined the recording (--gpu auto) while no other GPU
+ * computed: flinch has no evidence for that GPU there, so it is neither
+ * waiting nor compute. */
+enum time_class { CLASS_COMPUTE, CLASS_HOST_CPU, CLASS_WAITING, CLASS_NOT_RECORDED, CLASS_COUNT };
 #define BREAKDOWN_MAX_SEGMENTS 64
 
 struct segment {
@@ -66,6 +69,8 @@ struct segment {
 struct breakdown {
     int valid;                   /* 0: no breakdown (no GPU signal at all) */
     double ms[CLASS_COUNT];      /* per class, sums to the window's duration */
+    int not_recorded_gpu;        /* the GPU (gpu_index) whose late join made the longest
+                                    not-recorded span; meaningful when ms[CLASS_NOT_RECORDED] > 0 */
     double resolution_ms;        /* +- on every segment edge */
     int nseg;
     struct segment seg[BREAKDOWN_MAX_SEGMENTS];
@@ -289,6 +294,6 @@ double analysis_sensor_period_s(const struct analysis *a, int gpu_index, int sen
 
 const char *verdict_name(enum verdict v);        /* "compute", "waiting", ... */
 const char *energy_source_name(enum energy_source s); /* "gpu_energy_mJ counter", ... */
-const char *time_class_name(enum time_class c);  /* "compute", "host-cpu", "waiting" */
+const char *time_class_name(enum time_class c);  /* "compute", "host-cpu", "waiting", "not-recorded" */
 
 #endif

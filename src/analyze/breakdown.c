@@ -7,8 +7,10 @@
  * The CPU side: the traced process tree is busy over a sample interval when
  * its CPU time grew by >= proc_busy_cores per second; the whole host counts
  * only when saturated (host_cpu_busy_pct >= cpu_busy_pct, 90 by default).
- * At an instant the window is compute when any GPU is busy, else host-cpu
- * when the CPU side is busy, else waiting.
+ * At an instant the window is compute when any GPU is busy, else
+ * not-recorded when a GPU had not joined the recording yet (--gpu auto: no
+ * evidence of what it did), else host-cpu when the CPU side is busy, else
+ * waiting.
  */
 #include <math.h>
 #include <stdio.h>
@@ -62,10 +64,12 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     int rc = 0;
     while (rc == 0 && edge_next(&ew, d, &next, &next_res)) {
         double mid = (ew.prev + next) / 2;
-        int busy = 0;
-        for (int g = 0; g < ng; g++)
+        int busy = 0, unrec = 0;
+        for (int g = 0; g < ng; g++) {
             busy |= tl_at(&gpus[g], mid) == ST_BUSY;
-        enum time_class c = busy ? CLASS_COMPUTE
+            unrec |= tl_at(&gpus[g], mid) == ST_UNREC;
+        }
+        enum time_class c = busy ? CLASS_COMPUTE : unrec ? CLASS_NOT_RECORDED
                             : tl_at(cpu, mid) == ST_BUSY ? CLASS_HOST_CPU : CLASS_WAITING;
         rc = tl_push(&cls, ew.prev, ew.prev_res, (unsigned char)c);
         ew.prev = next;
@@ -79,17 +83,29 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     tl_close(&cls, d);
     /* A segment shorter than the edges' resolution cannot be told from
      * noise: it joins its predecessor (the first its successor). Too many segments (a flickering
-     * signal): the same, doubling the length absorbed until they fit. */
+     * signal): the same, doubling the length absorbed until they fit. A
+     * not-recorded span is exact (it ends at a reading's stamp): it is
+     * never absorbed, and never grows by absorbing recorded time (a short
+     * segment after it joins its successor). */
     double shortest = isfinite(base_res) && base_res > 0 ? base_res : d / 1024;
     for (int pass = 0; pass == 0 || cls.n > BREAKDOWN_MAX_SEGMENTS; pass++, shortest *= 2) {
         int k = 0;
+        double carry = -1;                         /* start of absorbed time the next segment takes */
         for (int i = 0; i < cls.n; i++) {
             double len = cls.x[i + 1] - cls.x[i];
-            if (len < shortest && (k > 0 || i + 1 < cls.n))
+            int after_unrec = k > 0 && cls.st[k - 1] == CLASS_NOT_RECORDED;
+            if (len < shortest && cls.st[i] != CLASS_NOT_RECORDED && (k > 0 || i + 1 < cls.n)
+                && !(after_unrec && i + 1 == cls.n)) {
+                if (after_unrec && carry < 0)
+                    carry = cls.x[i];
                 continue;                          /* absorbed into the previous (the first: the next) */
-            if (k > 0 && cls.st[k - 1] == cls.st[i])
+            }
+            if (k > 0 && cls.st[k - 1] == cls.st[i]) {
+                carry = -1;
                 continue;
-            cls.x[k] = k ? cls.x[i] : 0;
+            }
+            cls.x[k] = !k ? 0 : carry >= 0 ? carry : cls.x[i];
+            carry = -1;
             cls.res[k] = cls.res[i];
             cls.st[k] = cls.st[i];
             k++;
@@ -171,24 +187,40 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     struct timeline *gtl = calloc((size_t)(w->ngpu ? w->ngpu : 1), sizeof *gtl);
     double *base = calloc((size_t)(w->ngpu ? w->ngpu : 1), sizeof *base);
     int ok = gtl && base && cpu_timeline(o, wt->host, wt->nhost, t0, d, &cpu) == 0;
-    double window_base = 0;
-    int any = 0;
+    double window_base = 0, unrec_longest = 0;
+    int any = 0, unrec_gpu = -1;
     for (int i = 0; ok && i < w->ngpu; i++) {
         struct window_gpu *g = &w->gpu[i];
         memset(&g->bd, 0, sizeof g->bd);
         int k = 0;
         while (k < wt->ngpu && wt->gpu_id[k] != g->gpu)
             k++;
+        /* joined late (--gpu auto): not recorded before its first reading */
+        double unrec_ms = 0;
+        if (g->joined_late)
+            unrec_ms = k == wt->ngpu || wt->ngpu_samples[k] == 0
+                       ? d : fmin(fmax(((double)wt->gpu[k][0].t - t0) / 1e6, 0), d);
         if (k == wt->ngpu || wt->ngpu_samples[k] == 0) {
             tl_close(&gtl[i], d);          /* no samples: never busy */
+            if (unrec_ms > 0 && tl_unrecorded_before(&gtl[i], unrec_ms, d) != 0) {
+                ok = 0;
+                break;
+            }
             continue;
         }
         if (breakdown_gpu_timeline(o, g, wt->gpu[k], wt->ngpu_samples[k], wt->medium_every_tick[k],
                                    wt->idle_bit_live[k], t0, d,
                                    cad ? &cad[i] : NULL,
-                                   &gtl[i], &base[i]) != 0 || classify(&gtl[i], 1, &cpu, d, base[i], &g->bd) != 0) {
+                                   &gtl[i], &base[i]) != 0
+            || (unrec_ms > 0 && tl_unrecorded_before(&gtl[i], unrec_ms, d) != 0)
+            || classify(&gtl[i], 1, &cpu, d, base[i], &g->bd) != 0) {
             ok = 0;
             break;
+        }
+        g->bd.not_recorded_gpu = g->gpu;
+        if (unrec_ms > unrec_longest) {
+            unrec_longest = unrec_ms;
+            unrec_gpu = g->gpu;
         }
         if (!isfinite(base[i])) {
             g->bd.valid = 0;               /* no signal at all */
@@ -199,6 +231,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     }
     if (ok && any)
         ok = classify(gtl, w->ngpu, &cpu, d, window_base, &w->bd) == 0;
+    w->bd.not_recorded_gpu = unrec_gpu;
     if (ok && any)
         top_thread(w, wt->host, wt->nhost, t0, d, names, nnames);
     if (!ok || !any)
@@ -215,8 +248,8 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
  * computes, else host-cpu when any GPU's host was busy, else waiting. */
 void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
 {
-    double d = w->duration_s * 1e3, base = 0;
-    int any = 0;
+    double d = w->duration_s * 1e3, base = 0, unrec_longest = 0;
+    int any = 0, unrec_gpu = -1;
     struct timeline *gtl = calloc((size_t)(w->ngpu ? w->ngpu : 1), sizeof *gtl);
     struct timeline cpu = { 0 };
     for (int i = 0; gtl && i < w->ngpu; i++) {
@@ -225,9 +258,14 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
             continue;
         any = 1;
         base = fmax(base, b->resolution_ms);
+        if (b->ms[CLASS_NOT_RECORDED] > unrec_longest) {
+            unrec_longest = b->ms[CLASS_NOT_RECORDED];
+            unrec_gpu = b->not_recorded_gpu;
+        }
         for (int k = 0; k < b->nseg; k++)
             tl_push(&gtl[i], b->seg[k].start_ms, b->resolution_ms,
-                    b->seg[k].cls == CLASS_COMPUTE ? ST_BUSY : b->seg[k].cls == CLASS_HOST_CPU ? ST_NONE : ST_IDLE);
+                    b->seg[k].cls == CLASS_COMPUTE ? ST_BUSY : b->seg[k].cls == CLASS_HOST_CPU ? ST_NONE
+                    : b->seg[k].cls == CLASS_NOT_RECORDED ? ST_UNREC : ST_IDLE);
         tl_close(&gtl[i], d);
     }
     /* the CPU side: busy where any GPU's own breakdown said host-cpu */
@@ -263,8 +301,10 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
         free(x);
         /* host-cpu marked ST_NONE above is "not busy" for the GPU side */
         struct breakdown bd;
-        if (classify(gtl, w->ngpu, &cpu, d, base, &bd) == 0)
+        if (classify(gtl, w->ngpu, &cpu, d, base, &bd) == 0) {
             w->bd = bd;
+            w->bd.not_recorded_gpu = unrec_gpu;
+        }
     }
     for (int i = 0; gtl && i < w->ngpu; i++)
         tl_free(&gtl[i]);
@@ -326,6 +366,6 @@ const char *breakdown_segments_text(const struct breakdown *bd, int max_shown, c
 
 const char *time_class_name(enum time_class c)
 {
-    static const char *const names[CLASS_COUNT] = { "compute", "host-cpu", "waiting" };
+    static const char *const names[CLASS_COUNT] = { "compute", "host-cpu", "waiting", "not-recorded" };
     return (unsigned)c < CLASS_COUNT ? names[c] : "?";
 }

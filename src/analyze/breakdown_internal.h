@@ -12,7 +12,8 @@
 
 #include "breakdown.h"
 
-enum { ST_NONE = 0, ST_BUSY = 1, ST_IDLE = 2 };
+/* ST_UNREC: before a GPU's first reading (it joined late, --gpu auto). */
+enum { ST_NONE = 0, ST_BUSY = 1, ST_IDLE = 2, ST_UNREC = 3 };
 
 /* A piecewise-constant timeline over [0, D]: n intervals, x[0] = 0, x[n] = D. */
 struct timeline {
@@ -29,6 +30,9 @@ void tl_close(struct timeline *tl, double d);
 void tl_free(struct timeline *tl);
 /* The state of the interval holding x. */
 unsigned char tl_at(const struct timeline *tl, double x);
+/* Makes [0, from) of a closed timeline over [0, d] ST_UNREC. 0, or -1 when
+ * out of memory. */
+int tl_unrecorded_before(struct timeline *tl, double from, double d);
 
 struct edge { double x, res; int dir; };   /* dir: +1 idle->busy, -1 busy->idle, 0 other */
 

@@ -1,7 +1,8 @@
 /*
  * breakdown_timeline.c — the breakdown's piecewise-constant timelines and
  * the walk over their merged edges (breakdown_internal.h): building,
- * closing and reading a timeline, and cutting [0, D] at sorted edges.
+ * closing and reading a timeline, marking its not-recorded start, and
+ * cutting [0, D] at sorted edges.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -71,6 +72,26 @@ unsigned char tl_at(const struct timeline *tl, double x)
             hi = mid - 1;
     }
     return tl->n ? tl->st[lo] : ST_NONE;
+}
+
+/* A GPU that joined the recording late (--gpu auto) has no reading before
+ * its first one at `from` ms: whatever its signals would say there is
+ * extrapolated, so the timeline is ST_UNREC over [0, from). The edge at
+ * `from` is exact (a reading's stamp). */
+int tl_unrecorded_before(struct timeline *tl, double from, double d)
+{
+    struct timeline out = { 0 };
+    int rc = tl_push(&out, 0, 0, ST_UNREC);
+    for (int i = 0; rc == 0 && i < tl->n && from < d; i++) {
+        if (tl->x[i + 1] <= from)
+            continue;
+        rc = tl_push(&out, fmax(tl->x[i], from), tl->x[i] <= from ? 0 : tl->res[i], tl->st[i]);
+    }
+    if (rc == 0)
+        tl_close(&out, d);
+    tl_free(tl);
+    *tl = out;
+    return rc;
 }
 
 int cmp_edge(const void *a, const void *b)

@@ -245,7 +245,7 @@ void verdict_window(const struct analysis_options *o, struct window *w)
         len = strlen(w->evidence);
     } else if (w->bd.valid) {
         w->verdict = VERDICT_MIXED;
-        for (int k = 0; k < CLASS_COUNT; k++)
+        for (int k = 0; k < CLASS_NOT_RECORDED; k++)
             if (w->bd.ms[k] >= o->class_frac * dur_ms)
                 w->verdict = k == CLASS_COMPUTE ? VERDICT_COMPUTE
                              : k == CLASS_HOST_CPU ? VERDICT_HOST_CPU : VERDICT_WAITING;

@@ -173,18 +173,24 @@ static void text_compat(FILE *out, const struct analysis *a, const struct window
 }
 
 /* "  time: compute 424.0 ms (59%), host-cpu 0.0 ms (0%), waiting 300.0 ms
- * (41%), edges +-5.0 ms" and "  segments: waiting 0-300 ms, then ...". */
+ * (41%), edges +-5.0 ms" and "  segments: waiting 0-300 ms, then ...".
+ * Time before a GPU joined (--gpu auto) with no other GPU computing is
+ * named apart, and the percentages are then of the recorded rest. */
 static void text_breakdown(FILE *out, const char *indent, const struct breakdown *bd, double dur_s)
 {
     if (!bd->valid)
         return;
+    double unrec = bd->ms[CLASS_NOT_RECORDED], recorded = dur_s * 1e3 - unrec;
     fprintf(out, "%stime:", indent);
-    for (int k = 0; k < CLASS_COUNT; k++)
+    for (int k = 0; k < CLASS_NOT_RECORDED; k++)
         fprintf(out, "%s %s %s ms (%s%%)", k ? "," : "", time_class_name((enum time_class)k),
-                NUM("%.1f", bd->ms[k]), NUM("%.0f", 100 * bd->ms[k] / (dur_s * 1e3)));
+                NUM("%.1f", bd->ms[k]), NUM("%.0f", 100 * bd->ms[k] / recorded));
+    fprintf(out, ", edges +-%.1f ms", bd->resolution_ms);
+    if (unrec > 0)
+        fprintf(out, "; %.1f ms before gpu %d joined: not recorded (percentages are of the %.1f ms "
+                "recorded)", unrec, bd->not_recorded_gpu, recorded);
     char seg[1024];
-    fprintf(out, ", edges +-%.1f ms\n%ssegments: %s\n", bd->resolution_ms, indent,
-            breakdown_segments_text(bd, 12, seg, sizeof seg));
+    fprintf(out, "\n%ssegments: %s\n", indent, breakdown_segments_text(bd, 12, seg, sizeof seg));
 }
 
 /* "    gpu 0 sensors: counter-stuck over 1.000-4.500 s (...): energy from

@@ -55,6 +55,20 @@ static void csv_breakdown(FILE *out, const struct breakdown *bd)
                 bd->seg[i].start_ms, bd->seg[i].end_ms);
 }
 
+/* not_recorded_ms (and with_gpu: not_recorded_gpu, empty when none):
+ * the breakdown's time before a GPU joined (--gpu auto); empty without a
+ * breakdown. */
+static void csv_unrecorded(FILE *out, const struct breakdown *bd, int with_gpu)
+{
+    double ms = bd->valid ? bd->ms[CLASS_NOT_RECORDED] : NAN;
+    csv_num(out, "%.3f", ms);
+    if (with_gpu) {
+        fputc(',', out);
+        if (ms > 0)
+            fprintf(out, "%d", bd->not_recorded_gpu);
+    }
+}
+
 static const char *const breakdown_cols[] = { "compute_ms", "host_cpu_ms", "waiting_ms",
                                               "resolution_ms", "segments" };
 
@@ -74,8 +88,28 @@ static void gpu_columns(FILE *out, const struct analysis *a, const char *const *
         }
 }
 
+/* The window's entry for the analysis's i-th GPU (gpu_columns' order), or
+ * NULL: a window that ended before a GPU joined (--gpu auto) has fewer
+ * GPUs than the trace, and its row still needs every GPU's cells. */
+static const struct window_gpu *window_gpu_at(const struct analysis *a, const struct window *w, int i)
+{
+    if (w->ngpu == a->ngpu)
+        return &w->gpu[i];
+    for (int k = 0; k < w->ngpu; k++)
+        if (w->gpu[k].gpu == a->gpu_ids[i] && (!a->gpu_host || w->gpu[k].host == a->gpu_host[i]))
+            return &w->gpu[k];
+    return NULL;
+}
+
+static void csv_empty(FILE *out, int cells)
+{
+    for (int k = 0; k < cells; k++)
+        fputc(',', out);
+}
+
 void report_csv(FILE *out, const struct analysis *a)
 {
+    static const struct breakdown no_breakdown;
     fputs("window,start_label,end_label,start_line,end_line,t_start_ns,t_end_ns,duration_s,"
           "energy_J,uncertainty_J,mean_power_W,util_pct,host_cpu_pct,proc_cores,samples,"
           "max_gap_ms,source,flags,verdict", out);
@@ -101,6 +135,9 @@ void report_csv(FILE *out, const struct analysis *a)
     report_ident_csv_header(out, a);
     static const char *const proc_cols[] = { "proc_sm_pct", "other_sm_pct" };
     gpu_columns(out, a, proc_cols, sizeof proc_cols / sizeof proc_cols[0]);
+    static const char *const unrec_cols[] = { "not_recorded_ms" };
+    fputs(",not_recorded_ms,not_recorded_gpu", out);
+    gpu_columns(out, a, unrec_cols, 1);
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -136,8 +173,12 @@ void report_csv(FILE *out, const struct analysis *a)
         char flags[128];
         window_flags_str(w->flags, flags, sizeof flags);
         fprintf(out, ",%s,%s,%s", energy_source_name(src), flags, verdict_name(w->verdict));
-        for (int k = 0; k < w->ngpu; k++) {
-            const struct window_gpu *g = &w->gpu[k];
+        for (int k = 0; k < a->ngpu; k++) {
+            const struct window_gpu *g = window_gpu_at(a, w, k);
+            if (!g) {
+                csv_empty(out, 6);
+                continue;
+            }
             csv_num(out, "%.3f", g->energy_j);
             csv_num(out, "%.3f", g->uncertainty_j);
             csv_num(out, "%.3f", g->mean_power_w);
@@ -152,17 +193,30 @@ void report_csv(FILE *out, const struct analysis *a)
         csv_num(out, "%.3f", w->bd.valid ? w->top_thread_cores : NAN);
         fputc(',', out);
         csv_str(out, w->bd.valid ? w->top_thread : "");
-        for (int k = 0; k < w->ngpu; k++)
-            csv_breakdown(out, &w->gpu[k].bd);
+        for (int k = 0; k < a->ngpu; k++) {
+            const struct window_gpu *g = window_gpu_at(a, w, k);
+            csv_breakdown(out, g ? &g->bd : &no_breakdown);
+        }
         report_waiting_csv(out, a, i);
         report_cgroup_csv(out, a, i);
-        for (int k = 0; a->gpm_seen && k < w->ngpu; k++)
-            report_gpm_csv(out, &w->gpu[k]);
+        for (int k = 0; a->gpm_seen && k < a->ngpu; k++) {
+            const struct window_gpu *g = window_gpu_at(a, w, k);
+            if (g)
+                report_gpm_csv(out, g);
+            else
+                csv_empty(out, REPORT_GPM_CSV_COLS);
+        }
         report_pcie_csv(out, w);
         report_ident_csv_row(out, a);
-        for (int k = 0; k < w->ngpu; k++) {
-            csv_num(out, "%.2f", w->gpu[k].proc_sm_pct);
-            csv_num(out, "%.2f", w->gpu[k].other_sm_pct);
+        for (int k = 0; k < a->ngpu; k++) {
+            const struct window_gpu *g = window_gpu_at(a, w, k);
+            csv_num(out, "%.2f", g ? g->proc_sm_pct : NAN);
+            csv_num(out, "%.2f", g ? g->other_sm_pct : NAN);
+        }
+        csv_unrecorded(out, &w->bd, 1);
+        for (int k = 0; k < a->ngpu; k++) {
+            const struct window_gpu *g = window_gpu_at(a, w, k);
+            csv_unrecorded(out, g ? &g->bd : &no_breakdown, 0);
         }
         fputc('\n', out);
     }
@@ -194,8 +248,13 @@ static void json_breakdown(FILE *out, const struct breakdown *bd)
         return;
     }
     fprintf(out, ",\"breakdown\":{\"compute_ms\":%.3f,\"host_cpu_ms\":%.3f,\"waiting_ms\":%.3f,"
-            "\"resolution_ms\":%.3f},\"segments\":[", bd->ms[CLASS_COMPUTE], bd->ms[CLASS_HOST_CPU],
-            bd->ms[CLASS_WAITING], bd->resolution_ms);
+            "\"resolution_ms\":%.3f,\"not_recorded_ms\":%.3f,\"not_recorded_gpu\":", bd->ms[CLASS_COMPUTE],
+            bd->ms[CLASS_HOST_CPU], bd->ms[CLASS_WAITING], bd->resolution_ms, bd->ms[CLASS_NOT_RECORDED]);
+    if (bd->ms[CLASS_NOT_RECORDED] > 0)
+        fprintf(out, "%d", bd->not_recorded_gpu);
+    else
+        fputs("null", out);
+    fputs("},\"segments\":[", out);
     for (int i = 0; i < bd->nseg; i++)
         fprintf(out, "%s{\"start_ms\":%.3f,\"end_ms\":%.3f,\"class\":\"%s\"}", i ? "," : "",
                 bd->seg[i].start_ms, bd->seg[i].end_ms, time_class_name(bd->seg[i].cls));

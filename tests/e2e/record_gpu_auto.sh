@@ -81,6 +81,50 @@ else
   skip "the original analyze_trace.py reads it" "no python3"
 fi
 
+# --- the breakdown's time before the join: not recorded, never waiting ------
+# GPU 2 idles (60 W) from its join at 0.3 s, computes (300 W) from 1.8 s.
+# Marks are put at exact offsets from GPU 2's first row (its first reading):
+# w: 312 ms before it to 400 ms after; p: 500 to 100 ms before it (wholly
+# before the join).
+printf 'gpus 4\nat 0 power=60\nat 300 gpu 2 compute=child power=60\nat 1800 gpu 2 power=300\n' >late.scn
+auto late.scn "$SIM" -- sleep 2.5
+# marks_at "NAME@MS ...": MARK rows (FIFO-style: arrival_mono_ns set) at
+# GPU 2's first SAMPLE row + MS, in time order, from a.csv into c.csv.
+marks_at() {
+  awk -v marks="$1" 'BEGIN { FS = OFS = "," }
+    NR == FNR { if ($3 == "SAMPLE" && $11 == "2" && !first) first = $1; next }
+    FNR == 1 { n = split(marks, m, " "); for (i = 1; i <= n; i++) { split(m[i], kv, "@")
+                 lab[i] = kv[1]; at[i] = sprintf("%.0f", first + kv[2] * 1000000) }
+               ncol = NF; print; next }
+    { while (k < n && at[k + 1] + 0 <= $1 + 0) { k++; row = at[k] ",,MARK,\"" lab[k] "\""
+        for (c = 5; c <= ncol; c++) row = row "," (c == 20 ? at[k] : ""); print row }
+      print }' a.csv a.csv >c.csv
+}
+marks_at "p_start@-500 p_end@-100 w_start@-312 w_end@400"
+# --cpu-busy-pct 101: a loaded test machine's host CPU must not turn waiting into host-cpu
+out=$("$FLINCH" analyze --csv c.csv --start w_start --end w_end --cpu-busy-pct 101 2>&1)
+expect_eq "breakdown: 312 ms before GPU 2 joined are not recorded; percentages of the 400 ms recorded" \
+  "$(printf '%s\n' "$out" | grep -A1 '^  time:')" \
+  "  time: compute 0.0 ms (0%), host-cpu 0.0 ms (0%), waiting 400.0 ms (100%), edges +-0.0 ms; 312.0 ms before gpu 2 joined: not recorded (percentages are of the 400.0 ms recorded)
+  segments: not-recorded 0-312 ms, then waiting 312-712 ms"
+"$FLINCH" analyze --format csv c.csv --start w_start --end w_end --cpu-busy-pct 101 >w.csv
+expect_eq "breakdown CSV: not-recorded apart from waiting, window and GPU 2" \
+  "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+     { print $c["compute_ms"], $c["host_cpu_ms"], $c["waiting_ms"], $c["segments"], $c["not_recorded_ms"],
+       $c["not_recorded_gpu"], $c["gpu2_waiting_ms"], $c["gpu2_not_recorded_ms"] }' w.csv)" \
+  "0.000 0.000 400.000 not-recorded:0.000-312.000;waiting:312.000-712.000 312.000 2 400.000 312.000"
+expect_eq "breakdown CSV: not_recorded_ms, not_recorded_gpu and gpuN_not_recorded_ms end the header" \
+  "$(head -n 1 w.csv | tr ',' '\n' | tail -n 3 | tr '\n' ' ')" "not_recorded_ms not_recorded_gpu gpu2_not_recorded_ms "
+expect_eq "breakdown JSON: not_recorded_ms and the GPU" \
+  "$("$FLINCH" analyze --format json c.csv --start w_start --end w_end --cpu-busy-pct 101 | grep -o '"breakdown":{[^}]*}' | head -n 1)" \
+  '"breakdown":{"compute_ms":0.000,"host_cpu_ms":0.000,"waiting_ms":400.000,"resolution_ms":0.000,"not_recorded_ms":312.000,"not_recorded_gpu":2}'
+"$FLINCH" analyze --format csv c.csv --start p_start --end p_end >p.csv
+expect_eq "CSV: a window wholly before the join has every GPU 2 cell (empty), same width as the header" \
+  "$(awk -F, '{ print NF }' p.csv | uniq -c | awk '{ print $1 }')" 2
+expect_eq "CSV: ... and no breakdown (no GPU evidence at all)" \
+  "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+     { print "[" $c["waiting_ms"] "][" $c["gpu2_samples"] "][" $c["not_recorded_ms"] "]" }' p.csv)" "[][][]"
+
 # A window after the join: exact energy (constant 300 W).
 FLINCH_SIM_SCENARIO=gpu2.scn "$FLINCH" record --out b.csv --nvml-lib "$SIM" --no-rapl -i 50 \
   --threads-ms 0 --gpu auto -- sh -c 'sleep 1.2; echo infer_start >"$FLINCH_MARKS"; sleep 0.4;
