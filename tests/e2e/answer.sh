@@ -48,7 +48,7 @@ import json, sys
 w = json.load(sys.stdin)["windows"][0]
 print(w["breakdown"], w["segments"], w["gpus"][0]["breakdown"]["compute_ms"])')
   expect_eq "json: breakdown and segments" "$got" \
-    "{'compute_ms': 424.0, 'host_cpu_ms': 0.0, 'waiting_ms': 300.0, 'resolution_ms': 45.0} [{'start_ms': 0.0, 'end_ms': 300.0, 'class': 'waiting'}, {'start_ms': 300.0, 'end_ms': 724.0, 'class': 'compute'}] 424.0"
+    "{'compute_ms': 424.0, 'host_cpu_ms': 0.0, 'waiting_ms': 300.0, 'resolution_ms': 45.0, 'not_recorded_ms': 0.0, 'not_recorded_gpu': None} [{'start_ms': 0.0, 'end_ms': 300.0, 'class': 'waiting'}, {'start_ms': 300.0, 'end_ms': 724.0, 'class': 'compute'}] 424.0"
 else
   skip "json: breakdown and segments" "no python3"
 fi
