@@ -12,7 +12,7 @@ rec() { # rec SCENARIO OUT ARGS...: stderr in err.txt
   FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record --out "$out" --nvml-lib "$SIM" --no-rapl -q "$@" 2>err.txt
 }
 
-# 63 idle GPUs at 75 W and GPU 63 at 500 W, constant, so every mean is exact.
+# 63 idle GPUs at 75 W and GPU 63 at 500 W, constant.
 printf 'gpus 64\nat 0 power=75 util=0\nat 0 gpu 63 power=500 util=100 clock=1980 reasons=0x0\n' > g64.scn
 rec g64.scn g64.csv --gpu all --interval-ms 10 -- \
   sh -c 'sleep 0.05; echo infer_start > "$FLINCH_MARKS"; sleep 0.2; echo first_token > "$FLINCH_MARKS"; sleep 0.05'
@@ -34,9 +34,12 @@ expect_match "analyze 64 GPUs: headline counts 64" '^gpu_energy_J≈[0-9.]+  # 6
 expect_eq "analyze 64 GPUs: levels for each GPU" "$(grep -c '^levels gpu ' a.txt)" 64
 expect_eq "analyze 64 GPUs: GPU 17's bus id (PCI domain 2)" "$(grep '^gpu 17: ' a.txt)" \
   "gpu 17: Simulated H200, GPU-5151a000-0000-4000-8000-000000000011, pci 00000002:2A:00.0"
-expect_eq "analyze 64 GPUs: 63 windows lines at 75.0 W" "$(grep -c '^  gpu [0-9]*: .*, mean power 75\.0 W,' a.txt)" 63
+# Constant power, so every mean is 75 W up to the recorder's stamp jitter:
+# each row is stamped just before its GPU's counter is read, and a loaded
+# (sanitized) run can be preempted in between (seen: 74.9 W, 0.13 %).
+expect_eq "analyze 64 GPUs: 63 windows lines at 75 W (+-0.1)" "$(grep -cE '^  gpu [0-9]*: .*, mean power 7(5\.0|5\.1|4\.9) W,' a.txt)" 63
 expect_match "analyze 64 GPUs: GPU 63 at 500.0 W" '^  gpu 63: .*, mean power 500\.0 W, util 100\.0%' "$(grep '^  gpu 63: ' a.txt)"
-expect_match "analyze 64 GPUs: total 63 * 75 + 500 = 5225 W" '^  all GPUs: energy [0-9.]+ J \+-[0-9.]+, mean power 5225\.0 W$' \
+expect_match "analyze 64 GPUs: total 63 * 75 + 500 = 5225 W (+-1)" '^  all GPUs: energy [0-9.]+ J \+-[0-9.]+, mean power 522(4\.[0-9]|5\.[0-9]|6\.0) W$' \
   "$(grep '^  all GPUs: ' a.txt)"
 # GPU 63 never idles: no idle level from its own lowest power (it was
 # called idle at 500 W and 100%); utilization decides, and it computes

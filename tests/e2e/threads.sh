@@ -33,8 +33,12 @@ check_phases() { # LABEL TRACE
     share=${got% *} foreign=${got#* }
     min=80
     [ "$phase" = fsync ] && min=10     # on a loaded host, R also counts waiting for a CPU
-    if [ "$share" -ge "$min" ] && [ "$foreign" -le 1 ]; then ok "$1: $phase window: $phase thread is $want"
-    else notok "$1: $phase window: $phase thread is $want >= $min%, other waits <= 1% (got $got)"; fi
+    # A busy Python thread hands the GIL over every switch interval (5 ms)
+    # and waits to take it back (lock): a few percent, more on a loaded host.
+    most=1
+    case "$1:$phase" in Python*:busy) most=5 ;; esac
+    if [ "$share" -ge "$min" ] && [ "$foreign" -le "$most" ]; then ok "$1: $phase window: $phase thread is $want"
+    else notok "$1: $phase window: $phase thread is $want >= $min%, other waits <= $most% (got $got)"; fi
     got=$(shares "$2" "$phase" main sleep)
     # (in Python, main also waits for the GIL the busy thread holds: lock)
     expect_match "$1: $phase window: main thread sleeps" "^(9[0-9]|100) " "$got"
