@@ -59,7 +59,9 @@ static struct plot_gpu *gpu_for(struct plot_data *d, int id, int nbuckets)
     g->id = id;
     if (downsample_init(&g->power_instant, d->from_s, d->to_s, nbuckets) != 0 ||
         downsample_init(&g->power_avg, d->from_s, d->to_s, nbuckets) != 0 ||
-        downsample_init(&g->util, d->from_s, d->to_s, nbuckets) != 0) {
+        downsample_init(&g->util, d->from_s, d->to_s, nbuckets) != 0 ||
+        downsample_init(&g->sm_active, d->from_s, d->to_s, nbuckets) != 0 ||
+        downsample_init(&g->job_sm, d->from_s, d->to_s, nbuckets) != 0) {
         diag_error("out of memory");
         return NULL;
     }
@@ -80,6 +82,42 @@ static void add_mark(struct plot_data *d, double t, const char *label)
         m->t = t;
         m->label = strndup(label, MARK_LABEL_MAX);   /* a drawn label, bounded */
     }
+}
+
+/* A value that holds over [t0, t1] (seconds), as a step: both ends, cut
+ * to the range drawn so that a span reaching into it is drawn from its
+ * edge. The start is a microsecond late: where one span ends and the next
+ * begins, the downsampler then keeps the old value before the new one
+ * (it orders a bucket's points by time, and ties have no order). */
+#define HELD_START_S 1e-6
+static void add_held(struct downsample *ds, double t0, double t1, double v)
+{
+    if (isnan(v) || t1 < ds->t0 || t0 > ds->t1)
+        return;
+    t0 += HELD_START_S;
+    downsample_add(ds, t0 < ds->t0 ? ds->t0 : t0 > t1 ? t1 : t0, v);
+    downsample_add(ds, t1 > ds->t1 ? ds->t1 : t1, v);
+}
+
+/* The row's GPM SM activity over its span, and a new per-process reading
+ * over the span proc_share.c gives it (as export draws them). -1 when out
+ * of memory. */
+static int add_held_values(const struct plot_data *d, struct plot_gpu *g, const struct trace_row *row,
+                           double t)
+{
+    double span = row->v[COL_GPU_GPM_SPAN_NS];
+    if (!isnan(span) && span > 0)
+        add_held(&g->sm_active, t - span / 1e9, t, row->v[COL_GPU_SM_ACTIVE_PCT]);
+    long n = g->proc.n;
+    if (proc_share_add(&g->proc, row) != 0)
+        return -1;
+    if (g->proc.n > n) {
+        struct proc_reading r = g->proc.r[g->proc.n - 1];
+        add_held(&g->job_sm, (double)(r.t0 - d->t0_ns) / 1e9, (double)(r.t1 - d->t0_ns) / 1e9, r.proc_pct);
+        g->proc.r[0] = r;          /* proc_share_add links to the last reading only */
+        g->proc.n = 1;
+    }
+    return 0;
 }
 
 /* Pass 2: every row into its series. */
@@ -117,6 +155,11 @@ static int feed(const char *path, struct plot_data *d, int nbuckets)
             downsample_add(&g->power_instant, t, row.v[COL_GPU_POWER_INSTANT_W]);
             downsample_add(&g->power_avg, t, row.v[COL_GPU_POWER_W]);
             downsample_add(&g->util, t, row.v[COL_GPU_UTIL_PCT]);
+            if (add_held_values(d, g, &row, t) != 0) {
+                diag_error("out of memory");
+                trace_reader_close(&tr);
+                return EXIT_RUNTIME;
+            }
             if (host_gpu == -2)
                 host_gpu = row.gpu;
         }
@@ -174,6 +217,9 @@ void plot_data_free(struct plot_data *d)
         downsample_free(&d->gpu[i].power_instant);
         downsample_free(&d->gpu[i].power_avg);
         downsample_free(&d->gpu[i].util);
+        downsample_free(&d->gpu[i].sm_active);
+        downsample_free(&d->gpu[i].job_sm);
+        proc_share_free(&d->gpu[i].proc);
     }
     downsample_free(&d->host_cpu);
     downsample_free(&d->proc_cores);

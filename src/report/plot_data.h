@@ -7,7 +7,8 @@
  * downsampler) and the reduction of MARKs to at most one per pixel column.
  * Times are seconds since the trace's first row. Host-wide cells (CPU busy,
  * the traced process) are copied onto every GPU's row by the recorder, so
- * they are taken from the first GPU's rows only.
+ * they are taken from the first GPU's rows only. Values that hold over a
+ * span (GPM, the per-process split) are drawn as steps over it.
  */
 #ifndef FLINCH_PLOT_DATA_H
 #define FLINCH_PLOT_DATA_H
@@ -16,6 +17,7 @@
 
 #include "downsample.h"
 #include "labels_seen.h"
+#include "proc_share.h"
 #include "trace_limits.h"
 #include "thread_lanes.h"
 
@@ -25,6 +27,12 @@
 struct plot_gpu {
     int id;                        /* gpu_index */
     struct downsample power_instant, power_avg, util;
+    /* values that hold over a span, fed at both ends of it so that the
+     * line is a step: GPM's SM activity (gpu_gpm_span_ns before its row)
+     * and the traced job's share of SM time (the span proc_share.c gives
+     * each per-process reading) */
+    struct downsample sm_active, job_sm;
+    struct proc_share_log proc;    /* its newest reading only */
 };
 
 /* MARKs falling in one pixel column: the first one's label and time. */

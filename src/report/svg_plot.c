@@ -260,8 +260,20 @@ static void draw_marks(struct page *p)
     svg_group_end(f);
 }
 
+/* Which line styles the legend explains. */
+struct legend_styles { int instant, avg, gpm, job; };
+
+/* One legend entry: a line of class CLS in COLOUR, then TEXT; returns the
+ * next entry's x. */
+static double legend_line(FILE *f, double x, const char *cls, const char *colour, const char *text)
+{
+    svg_line(f, x, LEGEND_Y - 4, x + 18, LEGEND_Y - 4, cls, colour);
+    svg_text(f, x + 22, LEGEND_Y, NULL, NULL, 0, text);
+    return x + 22 + CHAR_W * (double)strlen(text) + 14;
+}
+
 /* The legend: one entry per GPU colour, the line styles, verdict colours. */
-static void draw_legend(struct page *p, int has_instant, int has_avg, const int *verdicts)
+static void draw_legend(struct page *p, struct legend_styles st, const int *verdicts)
 {
     FILE *f = p->f;
     double x = p->left;
@@ -269,30 +281,20 @@ static void draw_legend(struct page *p, int has_instant, int has_avg, const int 
     const double y = LEGEND_Y;
     for (int i = 0; i < p->d->ngpu; i++) {
         snprintf(text, sizeof text, "GPU %d", p->d->gpu[i].id);
-        svg_line(f, x, y - 4, x + 18, y - 4, "s", gpu_colour(i));
-        svg_text(f, x + 22, y, NULL, NULL, 0, text);
-        x += 22 + CHAR_W * (double)strlen(text) + 14;
+        x = legend_line(f, x, "s", gpu_colour(i), text);
     }
-    if (has_instant) {
-        svg_line(f, x, y - 4, x + 18, y - 4, "s", "#333333");
-        svg_text(f, x + 22, y, NULL, NULL, 0, "instant");
-        x += 22 + CHAR_W * 7 + 14;
-    }
-    if (has_avg) {
-        svg_line(f, x, y - 4, x + 18, y - 4, "s avg", "#333333");
-        svg_text(f, x + 22, y, NULL, NULL, 0, "1 s average");
-        x += 22 + CHAR_W * 11 + 14;
-    }
-    if (p->d->host_cpu.samples) {
-        svg_line(f, x, y - 4, x + 18, y - 4, "s", HOST_COLOUR);
-        svg_text(f, x + 22, y, NULL, NULL, 0, "host CPU");
-        x += 22 + CHAR_W * 8 + 14;
-    }
-    if (p->d->proc_cores.samples) {
-        svg_line(f, x, y - 4, x + 18, y - 4, "s", PROC_COLOUR);
-        svg_text(f, x + 22, y, NULL, NULL, 0, "traced process");
-        x += 22 + CHAR_W * 14 + 14;
-    }
+    if (st.instant)
+        x = legend_line(f, x, "s", "#333333", "instant");
+    if (st.avg)
+        x = legend_line(f, x, "s avg", "#333333", "1 s average");
+    if (st.gpm)
+        x = legend_line(f, x, "s gpm", "#333333", "SM active (GPM)");
+    if (st.job)
+        x = legend_line(f, x, "s job", "#333333", "traced job's SM share");
+    if (p->d->host_cpu.samples)
+        x = legend_line(f, x, "s", HOST_COLOUR, "host CPU");
+    if (p->d->proc_cores.samples)
+        x = legend_line(f, x, "s", PROC_COLOUR, "traced process");
     if (p->d->marks_total) {
         svg_line(f, x + 6, y - 11, x + 6, y + 2, "mark", NULL);
         svg_text(f, x + 12, y, NULL, NULL, 0, "MARK");
@@ -318,6 +320,8 @@ static const char *style =
     ".grid line{stroke:#e6e6e6;stroke-width:1}\n"
     ".s{fill:none;stroke-width:1.5;stroke-linejoin:round}\n"
     ".avg{stroke-dasharray:6 3}\n"
+    ".gpm{stroke-dasharray:1.5 2.5}\n"
+    ".job{stroke-dasharray:8 3 2 3}\n"
     ".mark{stroke:#333;stroke-width:1;stroke-dasharray:3 3}\n"
     ".win{fill-opacity:0.22}\n"
     ".seg{fill-opacity:0.75}\n"
@@ -340,9 +344,12 @@ void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a
         if (g->power_avg.samples && !(g->power_avg.vmax <= pmax))
             pmax = g->power_avg.vmax;
     }
-    int has_util = 0;
-    for (int i = 0; i < d->ngpu; i++)
-        has_util |= d->gpu[i].util.samples > 0;
+    int has_util = 0, has_gpm = 0, has_job = 0;
+    for (int i = 0; i < d->ngpu; i++) {
+        has_gpm |= d->gpu[i].sm_active.samples > 0;
+        has_job |= d->gpu[i].job_sm.samples > 0;
+        has_util |= d->gpu[i].util.samples > 0 || has_gpm || has_job;
+    }
     int want[4] = { has_instant || has_avg || !(has_util || d->host_cpu.samples), has_util,
                     d->host_cpu.samples > 0, d->proc_cores.samples > 0 };
     static const char *titles[4] = { "GPU power (W)", "GPU util (%)", "host CPU (%)",
@@ -394,6 +401,10 @@ void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a
             } else if (kind[i] == 1) {
                 snprintf(name, sizeof name, "GPU %d utilization (%%)", pg->id);
                 draw_series(&p, &pn[i], &pg->util, "s", gpu_colour(g), name);
+                snprintf(name, sizeof name, "GPU %d SM active, GPM (%%)", pg->id);
+                draw_series(&p, &pn[i], &pg->sm_active, "s gpm", gpu_colour(g), name);
+                snprintf(name, sizeof name, "GPU %d traced job's share of SM time (%%)", pg->id);
+                draw_series(&p, &pn[i], &pg->job_sm, "s job", gpu_colour(g), name);
             }
         }
         if (kind[i] == 2)
@@ -403,7 +414,7 @@ void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a
         svg_group_end(f);
     }
     draw_marks(&p);
-    draw_legend(&p, has_instant, has_avg, verdicts);
+    draw_legend(&p, (struct legend_styles){ has_instant, has_avg, has_gpm, has_job }, verdicts);
     svg_lanes_draw(f, &d->lanes, p.left, p.right, p.panels_bottom + BOTTOM);
     svg_end(f);
 }
