@@ -70,4 +70,25 @@ done
 echo
 echo "NVML time / s = calls x ${lat} us per second of recording; at 1 ms a tick cannot hold more than"
 echo "$(calc "1000 / $lat" %.0f) calls of ${lat} us, so a recorder that needs more skips ticks (fewer ticks sampled)."
+
+# --gpu auto before any GPU joins: the discovery poll (gpu_auto.h) asks each
+# GPU not yet found for its compute processes, every 500 ms, and nothing
+# else; `sleep` never creates a CUDA context, so all 4 GPUs stay undecided.
+echo
+echo "### --gpu auto discovery (${secs} s, 4 simulated GPUs none of which the command uses, ${lat} us per call)"
+echo
+echo "| recorder | process-list calls / s / GPU | other NVML device calls / s | NVML time / s | target <= 2 calls / s / GPU |"
+echo "|---|---|---|---|---|"
+printf 'gpus 4\nlatency_us %s\nat 0 power=75 util=0\n' "$lat" >"$W/auto.scn"
+rm -f "$W/stats.txt"
+if FLINCH_SIM_STATS="$W/stats.txt" FLINCH_SIM_SCENARIO="$W/auto.scn" "$FLINCH" record --nvml-lib "$SIM" \
+    --out "$W/auto.csv" --gpu auto --no-rapl -q -- sleep "$secs" 2>"$W/err.txt"; then
+  plist=$(awk '$1 == "gpu" && $3 ~ /^nvmlDeviceGetComputeRunningProcesses/ { n += $4 } END { print n + 0 }' "$W/stats.txt")
+  other=$(awk '$1 == "gpu" && $3 !~ /^nvmlDeviceGetComputeRunningProcesses/ && $3 != "nvmlDeviceGetHandleByIndex" { n += $4 } END { print n + 0 }' "$W/stats.txt")
+  per=$(calc "$plist / 4 / $secs" %.2f)
+  echo "| after (this build) | $per | $(calc "$other / $secs" %.1f) | $(calc "($plist + $other) * $lat / 1000 / $secs" %.2f) ms | $(verdict "$per <= 2") |"
+else
+  echo "| after (this build) | record failed: $(head -c 160 "$W/err.txt" | tr '\n|' ' /') ||||"
+  failed=1
+fi
 [ "$failed" = 0 ]
