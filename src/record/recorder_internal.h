@@ -76,6 +76,14 @@ struct recorder {
 void recorder_write_event(struct recorder *r, const char *label, int gpu_col, long long gpu,
                           pid_t pid);
 
+/* The watched tree's cgroup v2 CPU throttling counters as an EVENT row
+ * (FIRST: the one at the start), stamped T. */
+void recorder_write_cgroup(struct recorder *r, int first, int64_t t);
+
+/* recorder_tick.c: one tick's rows. Returns 0, or the index+1 of a GPU
+ * that was lost. */
+int recorder_sample_tick(struct recorder *r, int64_t tick, int64_t late_ns);
+
 /* recorder_gpus.c */
 void recorder_share_tree_pids(struct recorder *r);
 void recorder_enable_proc_util(struct recorder *r);

@@ -44,7 +44,14 @@ expect_eq "rapl cells empty without powercap" "$(grep ',SAMPLE,' one.csv | cut -
 expect_eq "append exits 0" "$?" 0
 expect_eq "append keeps one header" "$(grep -c '^t_mono_ns,' one.csv)" 1
 expect_eq "append adds a second begin" "$(grep -c ',MARK,"begin",' one.csv)" 2
-expect_eq "append adds 10 samples" "$(grep -c ',SAMPLE,' one.csv)" 110
+# the second recording's ticks 0..9, counted as above (a loaded machine may
+# skip one: a gap), and every SAMPLE row after the first recording's is its
+ticks2=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tick") k = i; next }
+                 $3 == "MARK" && $4 == "\"begin\"" { b++ } b == 2 && $3 == "SAMPLE" { print $k }' one.csv |
+         awk '{ if (!n) first = $1; n++; gaps += n > 1 ? $1 - p - 1 : 0; p = $1 }
+              END { printf "first=%d last=%d rows+gaps=%d rows=%d", first, p, n + gaps, n }')
+expect_match "append adds ticks 0..9, 10 in all" "^first=0 last=9 rows\+gaps=10 rows=" "$ticks2"
+expect_eq "append adds only its own samples" "$(grep -c ',SAMPLE,' one.csv)" "$((n + ${ticks2##*rows=}))"
 
 # An empty existing file gets the header, as the original did.
 : > empty.csv
