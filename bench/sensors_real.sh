@@ -9,7 +9,9 @@
 # averaging window and the lag after a load edge, all measured from the
 # trace against the load's own edges (client-stamped marks); the energy
 # counter against the known load (busy and idle power, counter vs instant
-# power over the whole run); and the latency of every NVML call flinch
+# power over the whole run); what the driver's per-field timestamps mean
+# (the time of the read, or of the sensor's update: against the row's own
+# stamp); and the latency of every NVML call flinch
 # record makes per sample (median and p99 of 200 calls, through simtool's
 # dlopen path). Takes about 2 minutes; under 5 by construction.
 #
@@ -314,6 +316,37 @@ b = [w for w in a.get("windows", []) if w["duration_s"] > 1]
 if b:
     print("| 2 s busy windows: flinch energy, uncertainty (median) | %s J +- %s J |" % (
         f(statistics.median(w["energy_J"] for w in b), "%.3f"), f(statistics.median(w["uncertainty_J"] for w in b), "%.3f")))
+print()
+# What the driver's per-entry timestamps (nvmlFieldValue_t.timestamp, us
+# since 1970) mean: the time of the read, or of the sensor's last update?
+# Against the row's own stamp (t_wall_ns, taken just before the call): a
+# small steady offset means the read; an offset that grows between value
+# changes and falls back at each one means the update (then analyze could
+# place counter updates exactly; it does not use these timestamps today).
+print("| field timestamp (driver) | offset from the row's stamp: p1 / median / p99 | timestamp moved while the value did not | value moved while the timestamp did not | reading |")
+print("|---|---|---|---|---|")
+for name, vcol, tcol in (("energy counter (field 83)", "gpu_energy_mJ", "gpu_energy_ts_us"),
+                         ("instant power (field 186)", "gpu_power_instant_W", "gpu_power_instant_ts_us")):
+    off, ts_only, v_only, n = [], 0, 0, 0
+    prev = None
+    for r in samp:
+        try: ts, wall, v = int(r[tcol]), int(r["t_wall_ns"]), float(r[vcol])
+        except (KeyError, ValueError): continue
+        off.append((ts * 1000 - wall) / 1e6)
+        if prev is not None:
+            n += 1
+            ts_only += ts != prev[0] and v == prev[1]
+            v_only += v != prev[1] and ts == prev[0]
+        prev = (ts, v)
+    if len(off) < 10 or n == 0:
+        print("| %s | n/a | n/a | n/a | no timestamps recorded |" % name)
+        continue
+    off.sort()
+    q = lambda p: off[int(p * (len(off) - 1))]
+    kind = ("the time of the read" if ts_only > 0.5 * n else
+            "the sensor's update" if v_only == 0 and q(0.5) < -1 else "unclear: see the raw trace")
+    print("| %s | %.3f / %.3f / %.3f ms | %.0f %% | %.0f %% | %s |" % (
+        name, q(0.01), q(0.5), q(0.99), 100.0 * ts_only / n, 100.0 * v_only / n, kind))
 print()
 calls = {}
 for line in open(lat):
