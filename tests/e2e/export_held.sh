@@ -7,24 +7,13 @@
 # proc_util.sh say what the simulator gives).
 . "$ROOT/tests/lib.sh"
 
-rec() { # rec SCENARIO OUT ARGS...: virtual time, stderr in err.txt
-  scn=$1; out=$2; shift 2
-  rm -f "$out"
-  FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record \
-    --out "$out" --nvml-lib "$SIM" --no-rapl -q --interval-ms 10 "$@" 2>err.txt
-}
 # track FILE NAME: "ts value" of each event of counter NAME on GPU 0 (pid 1001), in time order
 track() {
   grep "^{\"name\":\"$2\",\"ph\":\"C\",\"pid\":1001,\"tid\":0," "$1" |
     sed 's/.*"ts":\([-0-9.]*\),"args":{"%":\([0-9.]*\)}}.*/\1 \2/' | sort -n | tr '\n' ' '
 }
 
-cat > g.scn <<'EOF2'
-at 0 power=75 util=0
-at 1000 power=612 util=98 mem_util=71 sm_active=90 occupancy=40 tensor=60 dram_bw=30
-at 1700 power=75 util=0 mem_util=0 sm_active=0 occupancy=0 tensor=0 dram_bw=0
-EOF2
-rec g.scn g.csv --seconds 2.5
+rec_virtual "$ROOT/tests/fixtures/gpm_square.scn" g.csv --seconds 2.5
 expect_eq "GPM scenario records" "$?:$(cat err.txt)" "0:"
 expect_status "export GPM trace" 0 "$FLINCH" export -f perfetto g.csv -o g.json -q --no-windows
 expect_eq "export is valid JSON" "$("$HELPERS/jsoncheck" g.json)" valid
@@ -43,13 +32,13 @@ expect_eq "one event, byte for byte" "$(grep '"SM active (GPM)".*"ts":1000000.00
   '{"name":"SM active (GPM)","ph":"C","pid":1001,"tid":0,"ts":1000000.000,"args":{"%":90}},'
 
 printf 'unsupported_after 3 nvmlGpmSampleGet\nat 0 util=50\n' > later.scn
-rec later.scn later.csv --seconds 1
+rec_virtual later.scn later.csv --seconds 1
 expect_status "export a trace whose GPM stopped" 0 "$FLINCH" export -f perfetto later.csv -o later.json -q --no-windows
 expect_eq "GPM gone after two spans: the track ends where the last span does (400 ms)" \
   "$(track later.json 'SM active (GPM)')" "0.000 50 400000.000 50 "
 
 printf 'gpm off\nat 0 util=50\n' > off.scn
-rec off.scn off.csv --seconds 0.5
+rec_virtual off.scn off.csv --seconds 0.5
 expect_status "export a pre-Hopper trace" 0 "$FLINCH" export -f perfetto off.csv -o off.json -q --no-windows
 expect_eq "pre-Hopper: no GPM tracks" "$(grep -c '(GPM)"' off.json)" 0
 expect_eq "no per-process tracks without --pid or a command" "$(grep -c 'SM % ' off.json)" 0
@@ -60,7 +49,7 @@ expect_eq "no per-process tracks without --pid or a command" "$(grep -c 'SM % ' 
 # clock, read through t_wall_ns - t_mono_ns: the times are exact to a
 # microsecond, so they are compared to 0.1 ms.
 printf 'at 0 power=612 util=80 proc_child=20 proc_other=60\nat 1500 proc_child=50 proc_other=10\n' > p.scn
-rec p.scn p.csv --seconds 3.5 -- sleep 5
+rec_virtual p.scn p.csv --seconds 3.5 -- sleep 5
 expect_eq "per-process scenario records" "$?:$(grep -v 'thread states' err.txt)" "0:"
 expect_status "export per-process trace" 0 "$FLINCH" export -f perfetto p.csv -o p.json -q --no-windows
 ms() { awk '{ for (i = 1; i < NF; i += 2) printf "%.1f %s ", $i / 1000, $(i + 1) }'; }

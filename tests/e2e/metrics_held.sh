@@ -6,11 +6,10 @@
 # promtool's check.
 . "$ROOT/tests/lib.sh"
 uuid='gpu="0",uuid="GPU-5151a000-0000-4000-8000-000000000000"'
-rec() { # rec SCENARIO OUT ARGS...: virtual time, 10 ms ticks, textfile OUT.prom
+rec() { # rec SCENARIO OUT ARGS...: rec_virtual with the textfile OUT.prom
   scn=$1; out=$2; shift 2
-  rm -f "$out" "$out.prom"
-  FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record --out "$out" \
-    --nvml-lib "$SIM" --no-rapl -q --interval-ms 10 --metrics-file "$out.prom" "$@" 2>err.txt
+  rm -f "$out.prom"
+  rec_virtual "$scn" "$out" --metrics-file "$out.prom" "$@"
 }
 held() { grep -E '^flinch_gpu_(sm_active|proc_sm|other_sm)_ratio' "$1"; }
 

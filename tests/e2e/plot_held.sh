@@ -6,12 +6,6 @@
 # back into "time:value" steps through the panel's geometry.
 . "$ROOT/tests/lib.sh"
 
-rec() { # rec SCENARIO OUT ARGS...: virtual time, stderr in err.txt
-  scn=$1; out=$2; shift 2
-  rm -f "$out"
-  FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record \
-    --out "$out" --nvml-lib "$SIM" --no-rapl -q --interval-ms 10 "$@" 2>err.txt
-}
 # steps SVG TITLE FROM TO: the polyline titled TITLE in the utilization
 # panel (the second), as "t:v" where its value changes, plus its last point;
 # t in seconds (the x axis runs FROM..TO), v in percent
@@ -34,12 +28,7 @@ steps() {
     }' "$1"
 }
 
-cat > g.scn <<'EOF2'
-at 0 power=75 util=0
-at 1000 power=612 util=98 mem_util=71 sm_active=90 occupancy=40 tensor=60 dram_bw=30
-at 1700 power=75 util=0 mem_util=0 sm_active=0 occupancy=0 tensor=0 dram_bw=0
-EOF2
-rec g.scn g.csv --seconds 2.5
+rec_virtual "$ROOT/tests/fixtures/gpm_square.scn" g.csv --seconds 2.5
 expect_eq "GPM scenario records" "$?:$(cat err.txt)" "0:"
 expect_status "plot GPM trace" 0 "$FLINCH" plot g.csv -o g.svg --no-windows
 # spans of 200 ms end at 0.2, 0.4, ... 2.4 s: [1.0, 1.6] busy, [1.6, 1.8]
@@ -54,7 +43,7 @@ expect_eq "a span reaching into the range starts at its edge" \
 check "the SVG is well-formed XML (xmllint)" xmllint --noout g.svg
 
 printf 'gpm off\nat 0 util=50\n' > off.scn
-rec off.scn off.csv --seconds 0.5
+rec_virtual off.scn off.csv --seconds 0.5
 expect_status "plot a pre-Hopper trace" 0 "$FLINCH" plot off.csv -o off.svg --no-windows
 expect_eq "pre-Hopper: no GPM series, no legend entry" "$(grep -c 'GPM' off.svg)" 0
 
@@ -62,7 +51,7 @@ expect_eq "pre-Hopper: no GPM series, no legend entry" "$(grep -c 'GPM' off.svg)
 # readings every second, each over the samples since the previous one (the
 # first: the second before it, drawn from the trace's start).
 printf 'at 0 power=612 util=80 proc_child=20 proc_other=60\nat 1500 proc_child=50 proc_other=10\n' > p.scn
-rec p.scn p.csv --seconds 3.5 -- sleep 5
+rec_virtual p.scn p.csv --seconds 3.5 -- sleep 5
 expect_eq "per-process scenario records" "$?:$(grep -v 'thread states' err.txt)" "0:"
 expect_status "plot per-process trace" 0 "$FLINCH" plot p.csv -o p.svg --no-windows
 expect_eq "traced job's SM share: a step over each reading's span" \
