@@ -52,6 +52,19 @@ int proc_share_add(struct proc_share_log *l, const struct trace_row *row)
     return 0;
 }
 
+int proc_share_next(struct proc_share_log *l, const struct trace_row *row, struct proc_reading *out)
+{
+    long n = l->n;
+    if (proc_share_add(l, row) != 0)
+        return -1;
+    if (l->n == n)
+        return 0;
+    *out = l->r[l->n - 1];
+    l->r[0] = *out;
+    l->n = 1;
+    return 1;
+}
+
 void proc_share_free(struct proc_share_log *l)
 {
     free(l->r);

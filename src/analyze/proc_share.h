@@ -42,6 +42,12 @@ struct proc_share_log {
 int proc_share_add(struct proc_share_log *l, const struct trace_row *row);
 void proc_share_free(struct proc_share_log *l);
 
+/* For a consumer that streams the readings out (plot, export) rather than
+ * keeping them: the reading this row adds, into *OUT, with the log kept to
+ * that one reading (the next one links to it alone). 1 when the row added
+ * one, 0 when not, -1 when out of memory. */
+int proc_share_next(struct proc_share_log *l, const struct trace_row *row, struct proc_reading *out);
+
 /* The split of [t0, t1] into g's proc_* fields (NAN when no reading
  * overlaps it). */
 void proc_share_window(const struct proc_share_log *l, int64_t t0, int64_t t1,

@@ -205,17 +205,13 @@ static int held_values(FILE *f, int pid, struct gpu_track *g, const struct trace
         for (int k = 0; k < NGPM_COUNTERS; k++)
             perfetto_span(f, pid, &g->gpm[k], t0, t1, row->v[gpm_counters[k].col]);
     }
-    long n = g->proc.n;
-    if (proc_share_add(&g->proc, row) != 0)
-        return -1;
-    if (g->proc.n > n) {
-        struct proc_reading r = g->proc.r[g->proc.n - 1];
+    struct proc_reading r;
+    int got = proc_share_next(&g->proc, row, &r);
+    if (got == 1) {
         perfetto_span(f, pid, &g->proc_sm, r.t0 + shift_ns, r.t1 + shift_ns, r.proc_pct);
         perfetto_span(f, pid, &g->other_sm, r.t0 + shift_ns, r.t1 + shift_ns, r.other_pct);
-        g->proc.r[0] = r;          /* proc_share_add links to the last reading only */
-        g->proc.n = 1;
     }
-    return 0;
+    return got < 0 ? -1 : 0;
 }
 
 /* At the end of a host's trace: the open spans' ends (when WRITE), the
