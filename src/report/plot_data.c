@@ -60,8 +60,8 @@ static struct plot_gpu *gpu_for(struct plot_data *d, int id, int nbuckets)
     if (downsample_init(&g->power_instant, d->from_s, d->to_s, nbuckets) != 0 ||
         downsample_init(&g->power_avg, d->from_s, d->to_s, nbuckets) != 0 ||
         downsample_init(&g->util, d->from_s, d->to_s, nbuckets) != 0 ||
-        downsample_init(&g->sm_active, d->from_s, d->to_s, nbuckets) != 0 ||
-        downsample_init(&g->job_sm, d->from_s, d->to_s, nbuckets) != 0) {
+        downsample_init(&g->sm_active.ds, d->from_s, d->to_s, nbuckets) != 0 ||
+        downsample_init(&g->job_sm.ds, d->from_s, d->to_s, nbuckets) != 0) {
         diag_error("out of memory");
         return NULL;
     }
@@ -86,13 +86,26 @@ static void add_mark(struct plot_data *d, double t, const char *label)
 
 /* A value that holds over [t0, t1] (seconds), as a step: both ends, cut
  * to the range drawn so that a span reaching into it is drawn from its
- * edge. The start is a microsecond late: where one span ends and the next
- * begins, the downsampler then keeps the old value before the new one
- * (it orders a bucket's points by time, and ties have no order). */
+ * edge. A span that starts at or before the previous one's end takes over
+ * from that end, as export's counters do: GPM samples and per-process
+ * readings are stamped apart from their rows, so on a driver that takes
+ * time to answer consecutive spans overlap by its latency. The start is
+ * then a microsecond late: where one span ends and the next begins, the
+ * downsampler keeps the old value before the new one (it orders a
+ * bucket's points by time, and ties have no order). */
 #define HELD_START_S 1e-6
-static void add_held(struct downsample *ds, double t0, double t1, double v)
+static void add_held(struct held_line *h, double t0, double t1, double v)
 {
-    if (isnan(v) || t1 < ds->t0 || t0 > ds->t1)
+    if (isnan(v) || t1 <= t0)
+        return;
+    if (h->open && t0 < h->end_s)
+        t0 = h->end_s;
+    if (t0 >= t1)
+        return;
+    h->open = 1;
+    h->end_s = t1;
+    struct downsample *ds = &h->ds;
+    if (t1 < ds->t0 || t0 > ds->t1)
         return;
     t0 += HELD_START_S;
     downsample_add(ds, t0 < ds->t0 ? ds->t0 : t0 > t1 ? t1 : t0, v);
@@ -108,16 +121,11 @@ static int add_held_values(const struct plot_data *d, struct plot_gpu *g, const 
     double span = row->v[COL_GPU_GPM_SPAN_NS];
     if (!isnan(span) && span > 0)
         add_held(&g->sm_active, t - span / 1e9, t, row->v[COL_GPU_SM_ACTIVE_PCT]);
-    long n = g->proc.n;
-    if (proc_share_add(&g->proc, row) != 0)
-        return -1;
-    if (g->proc.n > n) {
-        struct proc_reading r = g->proc.r[g->proc.n - 1];
+    struct proc_reading r;
+    int got = proc_share_next(&g->proc, row, &r);
+    if (got == 1)
         add_held(&g->job_sm, (double)(r.t0 - d->t0_ns) / 1e9, (double)(r.t1 - d->t0_ns) / 1e9, r.proc_pct);
-        g->proc.r[0] = r;          /* proc_share_add links to the last reading only */
-        g->proc.n = 1;
-    }
-    return 0;
+    return got < 0 ? -1 : 0;
 }
 
 /* Pass 2: every row into its series. */
@@ -217,8 +225,8 @@ void plot_data_free(struct plot_data *d)
         downsample_free(&d->gpu[i].power_instant);
         downsample_free(&d->gpu[i].power_avg);
         downsample_free(&d->gpu[i].util);
-        downsample_free(&d->gpu[i].sm_active);
-        downsample_free(&d->gpu[i].job_sm);
+        downsample_free(&d->gpu[i].sm_active.ds);
+        downsample_free(&d->gpu[i].job_sm.ds);
         proc_share_free(&d->gpu[i].proc);
     }
     downsample_free(&d->host_cpu);

@@ -24,14 +24,21 @@
 #define PLOT_MAX_GPUS TRACE_MAX_GPUS
 #define PLOT_MAX_BREAKS 1024       /* recordings in one file whose gaps are drawn */
 
+/* A series of values that each hold over a span, fed at both ends of it
+ * so that the line is a step. */
+struct held_line {
+    struct downsample ds;
+    int open;                      /* a span was fed; it ended at end_s */
+    double end_s;
+};
+
 struct plot_gpu {
     int id;                        /* gpu_index */
     struct downsample power_instant, power_avg, util;
-    /* values that hold over a span, fed at both ends of it so that the
-     * line is a step: GPM's SM activity (gpu_gpm_span_ns before its row)
-     * and the traced job's share of SM time (the span proc_share.c gives
-     * each per-process reading) */
-    struct downsample sm_active, job_sm;
+    /* GPM's SM activity (over gpu_gpm_span_ns before its row) and the
+     * traced job's share of SM time (over the span proc_share.c gives each
+     * per-process reading) */
+    struct held_line sm_active, job_sm;
     struct proc_share_log proc;    /* its newest reading only */
 };
 

@@ -346,10 +346,11 @@ void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a
     }
     int has_util = 0, has_gpm = 0, has_job = 0;
     for (int i = 0; i < d->ngpu; i++) {
-        has_gpm |= d->gpu[i].sm_active.samples > 0;
-        has_job |= d->gpu[i].job_sm.samples > 0;
-        has_util |= d->gpu[i].util.samples > 0 || has_gpm || has_job;
+        has_util |= d->gpu[i].util.samples > 0;
+        has_gpm |= d->gpu[i].sm_active.ds.samples > 0;
+        has_job |= d->gpu[i].job_sm.ds.samples > 0;
     }
+    has_util |= has_gpm || has_job;    /* the utilization panel draws them */
     int want[4] = { has_instant || has_avg || !(has_util || d->host_cpu.samples), has_util,
                     d->host_cpu.samples > 0, d->proc_cores.samples > 0 };
     static const char *titles[4] = { "GPU power (W)", "GPU util (%)", "host CPU (%)",
@@ -402,9 +403,9 @@ void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a
                 snprintf(name, sizeof name, "GPU %d utilization (%%)", pg->id);
                 draw_series(&p, &pn[i], &pg->util, "s", gpu_colour(g), name);
                 snprintf(name, sizeof name, "GPU %d SM active, GPM (%%)", pg->id);
-                draw_series(&p, &pn[i], &pg->sm_active, "s gpm", gpu_colour(g), name);
+                draw_series(&p, &pn[i], &pg->sm_active.ds, "s gpm", gpu_colour(g), name);
                 snprintf(name, sizeof name, "GPU %d traced job's share of SM time (%%)", pg->id);
-                draw_series(&p, &pn[i], &pg->job_sm, "s job", gpu_colour(g), name);
+                draw_series(&p, &pn[i], &pg->job_sm.ds, "s job", gpu_colour(g), name);
             }
         }
         if (kind[i] == 2)

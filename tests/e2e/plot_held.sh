@@ -42,6 +42,16 @@ expect_eq "a span reaching into the range starts at its edge" \
   "$(steps gr.svg 'GPU 0 SM active, GPM (%)' 1.2 2.0)" "1.20:90 1.60:45 1.80:0 2.00:0 "
 check "the SVG is well-formed XML (xmllint)" xmllint --noout g.svg
 
+# The same on the simulator's h100 sensors (20 us a call): each GPM span
+# is measured between the samples' own stamps, so consecutive spans
+# overlap their rows by the calls' latency; a span takes over from the
+# previous one's end, and the steps are the same.
+FLINCH_SIM_PRESET=h100 rec_virtual "$ROOT/tests/fixtures/gpm_square.scn" h.csv --seconds 2.5
+expect_eq "h100 sensors: records" "$?:$(cat err.txt)" "0:"
+expect_status "plot GPM trace, h100 sensors" 0 "$FLINCH" plot h.csv -o h.svg --no-windows
+expect_eq "h100 sensors: SM active, the same steps" "$(steps h.svg 'GPU 0 SM active, GPM (%)' 0 2.5)" \
+  "0.00:0 1.00:90 1.60:45 1.80:0 2.40:0 "
+
 printf 'gpm off\nat 0 util=50\n' > off.scn
 rec_virtual off.scn off.csv --seconds 0.5
 expect_status "plot a pre-Hopper trace" 0 "$FLINCH" plot off.csv -o off.svg --no-windows
