@@ -25,7 +25,7 @@ EPOCH=$((VSTART + 3700000))     # the sampler 3.7 ms off the scenario's grid
 rec() {
   scn=$1; csv=$2; shift 2
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$EPOCH FLINCH_SIM_SCENARIO=$scn \
-    "$FLINCH" record --nvml-lib "$SIM" -o "$csv" -s 3.5 --no-rapl -q "$@" || return 1
+    "$FLINCH" record --nvml-lib "$SIM" -o "$csv" -s 3.5 --no-rapl -q --proc-stat /dev/null "$@" || return 1
   n=$(head -n 1 "$csv" | awk -F, '{ print NF }')
   for m in "s 1000" "e 1724" "short 2500" "short_end 2600" "tiny 2500" "tiny_end 2550"; do
     set -- $m
