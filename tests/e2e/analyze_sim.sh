@@ -54,7 +54,10 @@ got=$(echo "$out" | energy_of)
 within "demo (averaged power)" "$got" "$want"
 expect_match "demo: duration exact" '^duration_s=0\.724000$' "$out"
 expect_match "demo: counter source" "# gpu_energy_mJ counter on its update grid [+] step model at the edges" "$out"
-expect_match "demo: verdict compute" 'verdict=compute  (.*, then )?(9[89]|100)% compute .*; power 6[0-9][0-9] W = idle 75 W' "$out"
+# The verdict is compute; its first samples may read host-cpu or waiting
+# when a loaded machine (the host CPU at 100 %) delays a tick around the
+# edge: up to 5 % (36 ms, a few ticks) is allowed before the compute.
+expect_match "demo: verdict compute" 'verdict=compute  (.*, then )?(9[5-9]|100)% compute .*; power 6[0-9][0-9] W = idle 75 W' "$out"
 seed=$("$FLINCH" analyze --csv t.csv --start infer_start --end first_token --method seed | energy_of)
 check "demo: the original's averaged-power energy ($seed J) is more than 30% low" \
   awk -v s="$seed" -v w="$want" 'BEGIN { exit !(s < 0.7 * w) }'
