@@ -218,13 +218,18 @@ w=$("$FLINCH" analyze --csv demo/python.csv --range decode --format csv | awk -F
 w=$(echo $w)
 check "demo: two decode windows of 724 ms (+-30 ms): $w" \
   sh -c "echo $w | awk '{ exit !(NF == 2 && \$1 > 0.694 && \$1 < 0.754 && \$2 > 0.694 && \$2 < 0.754) }'"
-# verdict:compute_ms per decode window. Decode 2's GPU idles throughout:
-# no compute time at all, whether the host's CPU (busy on a loaded
-# machine) makes it waiting, host-cpu or a mix of the two.
+# verdict:compute share per decode window. Decode 1 computes for at least
+# 90 % of its window (a loaded host's late marks or a delayed edge tick can
+# shift its edges by some tens of ms); decode 2's GPU idles throughout: no
+# compute time at all, whether the host's CPU (busy on a loaded machine)
+# makes it waiting, host-cpu or a mix of the two.
 v=$("$FLINCH" analyze --csv demo/python.csv --range decode --format csv |
-   python3 -c 'import csv, sys; print(" ".join(r["verdict"] + ":" + r["compute_ms"] for r in csv.DictReader(sys.stdin)))')
+   python3 -c 'import csv, sys
+for r in csv.DictReader(sys.stdin):
+    c, d = float(r["compute_ms"]), 1000 * float(r["duration_s"])
+    print(r["verdict"] + ":" + ("none" if c == 0 else ">=90%" if c >= 0.9 * d else "%.0f%%" % (100 * c / d)))' | tr '\n' ' ')
 expect_match "demo: decode 1 computes, decode 2 does not ($v)" \
-  "^compute:7[0-9][0-9]\.[0-9]+ (waiting|host-cpu|mixed):0\.000\$" "$v"
+  "^compute:>=90% (waiting|host-cpu|mixed):none \$" "$v"
 expect_eq "demo: the overlapping requests pair by id" \
   "$("$FLINCH" analyze --csv demo/python.csv --range request | grep -o 'windows=2 unmatched_starts=0 unmatched_ends=0')" \
   "windows=2 unmatched_starts=0 unmatched_ends=0"
