@@ -24,8 +24,9 @@ print(int(100 * ms.get(want, 0) / dur), math.ceil(100 * other / dur))' "$3" "$4"
 }
 
 # Each phase thread spends at least MIN % of its window in its class and
-# no time in any other class but running (it runs when released, and the
-# fsync thread runs its write() calls between the fsyncs); main sleeps >= 90 %.
+# (in C) no time in any other class but running (it runs when released, and
+# the fsync thread runs its write() calls between the fsyncs), (in Python) at
+# most 5 %; main sleeps >= 90 %.
 check_phases() { # LABEL TRACE
   for pc in accept:network recv:network epoll:network poll:network condvar:lock sleep:sleep pipe:pipe fsync:disk busy:running; do
     phase=${pc%%:*} want=${pc#*:}
@@ -33,10 +34,12 @@ check_phases() { # LABEL TRACE
     share=${got% *} foreign=${got#* }
     min=80
     [ "$phase" = fsync ] && min=10     # on a loaded host, R also counts waiting for a CPU
-    # A busy Python thread hands the GIL over every switch interval (5 ms)
-    # and waits to take it back (lock): a few percent, more on a loaded host.
+    # A Python thread waits for the GIL (lock) each time it wakes from its
+    # blocking call, and a busy one hands it over every switch interval
+    # (5 ms) and waits to take it back: a few percent, more on a loaded
+    # host (seen: 3 % in the accept window, one 20 ms sweep of ~500 ms).
     most=1
-    case "$1:$phase" in Python*:busy) most=5 ;; esac
+    case "$1" in Python*) most=5 ;; esac
     if [ "$share" -ge "$min" ] && [ "$foreign" -le "$most" ]; then ok "$1: $phase window: $phase thread is $want"
     else notok "$1: $phase window: $phase thread is $want >= $min%, other waits <= $most% (got $got)"; fi
     got=$(shares "$2" "$phase" main sleep)
