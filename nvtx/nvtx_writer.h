@@ -11,8 +11,8 @@
  * that thread alone (it is consumed there). So the application's threads
  * need no per-mark signal guard whatever their SIGPIPE disposition.
  *
- * Without the thread (FLINCH_NVTX_THREAD=0, or the thread could not be
- * created) nvtx_writer_enqueue says so and the caller writes the line
+ * Without the thread (FLINCH_NVTX_THREAD=0, a forked child, or the thread
+ * could not be created) nvtx_writer_enqueue says so and the caller writes the line
  * itself, as the bridge did before.
  */
 #ifndef FLINCH_NVTX_WRITER_H
@@ -31,7 +31,8 @@ enum nvtx_queue_result {
 /* Reads FLINCH_NVTX_THREAD and readies the ring; once, from the bridge's init. */
 void nvtx_writer_init(void);
 /* In a forked child: an empty ring (what the parent queued is the parent's
- * to write) and no thread; one is started again at the next mark. */
+ * to write) and no thread, ever: the child's marks are written by the
+ * threads that make them (an exec or _exit would lose a queue). */
 void nvtx_writer_after_fork(void);
 /* Before fork: waits (at most NVTX_WRITER_FORK_WAIT_MS) for a writer thread
  * that is still starting to finish starting; see nvtx_writer.c. */
