@@ -17,10 +17,21 @@
  * the clock of the trace's t_mono_ns column, so the mark lands at the
  * moment you stamped it however late the recorder reads it.
  *
+ * The default path lies in a directory everybody may write to, so another
+ * user can create it first: a FIFO of theirs collects the marks, a symbolic
+ * link there sends them wherever its owner likes. At the default path (no
+ * $FLINCH_MARKS) a symbolic link is therefore never followed and a FIFO is
+ * written only when it belongs to this user (effective uid) or root. A
+ * path given explicitly ($FLINCH_MARKS, flinch_mark_to) is the caller's
+ * choice and is followed as given.
+ *
  * Returns 0, or -1 with errno:
  *   ENXIO   no recorder has the FIFO open (the call never blocks on open)
  *   ENOENT  no FIFO at that path
  *   ENOTSUP the path exists but is not a FIFO (nothing is written to it)
+ *   ELOOP   the default path is a symbolic link (refused, not followed)
+ *   EPERM   the default path is a FIFO owned by another user, not root
+ *           (refused: nothing is written to it)
  *   EINVAL  label empty, over 256 bytes, or with a control character
  *           (bytes < 0x20 or 0x7f), or t_mono_ns <= 0
  *   EPIPE   the recorder closed the FIFO before the write
@@ -57,7 +68,11 @@
 extern "C" {
 #endif
 
+/* A test may define it first (to an expression naming a path it made), to
+ * exercise the default path's rules without touching /tmp/flinch_marks. */
+#ifndef FLINCH_MARK_DEFAULT_FIFO
 #define FLINCH_MARK_DEFAULT_FIFO "/tmp/flinch_marks"
+#endif
 #define FLINCH_MARK_LABEL_MAX 256
 
 /* The FIFO marks go to: $FLINCH_MARKS when set and non-empty, else the default. */
@@ -65,6 +80,60 @@ static inline const char *flinch_mark_fifo_path(void)
 {
     const char *path = getenv("FLINCH_MARKS");
     return (path && path[0]) ? path : FLINCH_MARK_DEFAULT_FIFO;
+}
+
+/* 1 when flinch_mark_fifo_path() is the default path (no $FLINCH_MARKS),
+ * which gets the default path's rules (above). */
+static inline int flinch_mark_fifo_is_default(void)
+{
+    const char *path = getenv("FLINCH_MARKS");
+    return !(path && path[0]);
+}
+
+/* 0 when st is a FIFO the default path's rules allow writing to, else -1
+ * with errno (ELOOP, ENOTSUP, EPERM); default_rules 0: any FIFO. */
+static inline int flinch_mark_fifo_ok(const struct stat *st, int default_rules)
+{
+    if (default_rules && S_ISLNK(st->st_mode)) {
+        errno = ELOOP;
+        return -1;
+    }
+    if (!S_ISFIFO(st->st_mode)) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    if (default_rules && st->st_uid != geteuid() && st->st_uid != 0) {
+        errno = EPERM;
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Opens the FIFO at fifo_path to write, non-blocking (ENXIO at once when
+ * nobody reads); the descriptor (close-on-exec), or -1 with errno. The path
+ * is looked at first (a regular file or a device is never even opened) and
+ * the open descriptor again (the path may have been replaced in between).
+ * default_rules: the default path's rules, checked on both; O_NOFOLLOW
+ * makes a link swapped in between fail the open with ELOOP.
+ */
+static inline int flinch_mark_open_fifo(const char *fifo_path, int default_rules)
+{
+    struct stat st;
+    if ((default_rules ? lstat(fifo_path, &st) : stat(fifo_path, &st)) != 0)
+        return -1;
+    if (flinch_mark_fifo_ok(&st, default_rules) != 0)
+        return -1;
+    int fd = open(fifo_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | (default_rules ? O_NOFOLLOW : 0));
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || flinch_mark_fifo_ok(&st, default_rules) != 0) {
+        int saved_errno = errno;
+        close(fd);
+        errno = saved_errno;
+        return -1;
+    }
+    return fd;
 }
 
 /*
@@ -107,9 +176,10 @@ static inline int flinch_mark_write_nosigpipe(int fd, const char *buf, size_t le
     return 0;
 }
 
-/* Writes one mark to the FIFO at fifo_path (flinch_mark_at without the
- * environment lookup; `flinch mark --fifo` uses it). */
-static inline int flinch_mark_to(const char *fifo_path, const char *label, long long t_mono_ns)
+/* Writes one mark to the FIFO at fifo_path, with the default path's rules
+ * when default_rules is set (`flinch mark` decides which). */
+static inline int flinch_mark_send(const char *fifo_path, int default_rules, const char *label,
+                                   long long t_mono_ns)
 {
     /* newline + label + tab + 19 digits + newline */
     char line[FLINCH_MARK_LABEL_MAX + 24];
@@ -144,40 +214,31 @@ static inline int flinch_mark_to(const char *fifo_path, const char *label, long 
         line[len++] = digits[--ndigits];
     line[len++] = '\n';
 
-    /* stat first so a regular file or a device is never even opened */
-    struct stat st;
-    if (stat(fifo_path, &st) != 0)
-        return -1;
-    if (!S_ISFIFO(st.st_mode)) {
-        errno = ENOTSUP;
-        return -1;
-    }
-    int fd = open(fifo_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = flinch_mark_open_fifo(fifo_path, default_rules);
     if (fd < 0)
         return -1;                  /* ENXIO: nobody reading */
-    int rc = -1;
-    if (fstat(fd, &st) != 0)
-        goto out;
-    if (!S_ISFIFO(st.st_mode)) {    /* replaced between stat and open */
-        errno = ENOTSUP;
-        goto out;
-    }
     /* still O_NONBLOCK: a full pipe is EAGAIN, never a wait (a write of
      * at most PIPE_BUF bytes is all or nothing either way) */
-    rc = flinch_mark_write_nosigpipe(fd, line, len);
-out:
-    {
-        int saved_errno = errno;
-        close(fd);
-        errno = saved_errno;
-    }
+    int rc = flinch_mark_write_nosigpipe(fd, line, len);
+    int saved_errno = errno;
+    close(fd);
+    errno = saved_errno;
     return rc;
 }
 
-/* Marks LABEL at t_mono_ns (CLOCK_MONOTONIC ns) in $FLINCH_MARKS' FIFO. */
+/* Writes one mark to the FIFO at fifo_path, an explicit path: followed as
+ * given (flinch_mark_at without the environment lookup). */
+static inline int flinch_mark_to(const char *fifo_path, const char *label, long long t_mono_ns)
+{
+    return flinch_mark_send(fifo_path, 0, label, t_mono_ns);
+}
+
+/* Marks LABEL at t_mono_ns (CLOCK_MONOTONIC ns) in $FLINCH_MARKS' FIFO,
+ * else the default path's (with its rules). */
 static inline int flinch_mark_at(const char *label, long long t_mono_ns)
 {
-    return flinch_mark_to(flinch_mark_fifo_path(), label, t_mono_ns);
+    return flinch_mark_send(flinch_mark_fifo_path(), flinch_mark_fifo_is_default(), label,
+                            t_mono_ns);
 }
 
 /* Marks LABEL at CLOCK_MONOTONIC now. */

@@ -21,6 +21,7 @@
 #define REPORT_NS 1000000000LL          /* drop reports: at most once a second */
 
 static char fifo_path[4096];
+static int fifo_default;                /* no $FLINCH_MARKS: the default path's rules */
 static atomic_int fifo_fd = -1;         /* never closed once set: see reconnect() */
 static dev_t fifo_dev;                  /* what fifo_fd was opened on */
 static ino_t fifo_ino;
@@ -44,6 +45,7 @@ static int reconnect(int64_t now);
 void nvtx_emit_init(void)
 {
     snprintf(fifo_path, sizeof fifo_path, "%s", flinch_mark_fifo_path());
+    fifo_default = flinch_mark_fifo_is_default();
     cached_pid = getpid();
     int saved_errno = errno;
     reconnect(nvtx_now_ns());
@@ -170,8 +172,10 @@ void nvtx_label_w(char *dst, const wchar_t *src)
 }
 
 /*
- * Opens the FIFO (stat first: a regular file or a device at the path is
- * never even opened) and makes fifo_fd refer to it. Once fifo_fd holds a
+ * Opens the FIFO as flinch_mark.h does (a regular file or a device at the
+ * path is never even opened; at the default path no symbolic link is
+ * followed and another user's FIFO is refused, each silently: the marks
+ * count as undelivered) and makes fifo_fd refer to it. Once fifo_fd holds a
  * number it is never closed: another thread may be about to write to it,
  * and a closed number can be reused by the application for one of its own
  * files. A reconnect therefore dup2()s the new FIFO onto the same number,
@@ -188,12 +192,10 @@ static int reconnect(int64_t now)
     int rc = -1;
     struct stat st;
     atomic_store(&next_try_ns, now + RETRY_NS);
-    if (stat(fifo_path, &st) != 0 || !S_ISFIFO(st.st_mode))
-        goto out;
-    int fd = open(fifo_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = flinch_mark_open_fifo(fifo_path, fifo_default);
     if (fd < 0)
         goto out;                       /* ENXIO: nobody reading */
-    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
         close(fd);
         goto out;
     }

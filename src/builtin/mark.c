@@ -7,13 +7,15 @@
  * The label is checked with the recorder's own parser first, so a mark the
  * recorder would drop is refused here with the reason. Sending is
  * include/flinch_mark.h's job (non-blocking open, one atomic write, no
- * SIGPIPE); this file only maps its errno to messages and exit codes.
+ * SIGPIPE, the default path's rules: no symbolic link, no other user's
+ * FIFO); this file only maps its errno to messages and exit codes.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "builtin.h"
 #include "clock.h"
@@ -40,8 +42,11 @@ static void mark_usage(FILE *out)
         "\n"
         "Never waits for a recorder: exit 1 at once when none is listening or\n"
         "when its FIFO is full (the recorder stopped reading).\n"
+        "The default path is refused when it is a symbolic link or a FIFO owned\n"
+        "by another user (not root); --fifo and $FLINCH_MARKS are used as given.\n"
         "exit status: 0 written; 1 no recorder listening, FIFO missing or full,\n"
-        "write failed; 2 bad label, bad option, or PATH is not a FIFO.\n");
+        "write failed; 2 bad label, bad option, PATH is not a FIFO, or the\n"
+        "default path refused.\n");
 }
 
 /*
@@ -78,6 +83,26 @@ static int check_mark(const char *label, const char *stamp_text, struct mark_lin
     return 0;
 }
 
+/*
+ * The default path was refused (ELOOP: a symbolic link; EPERM: another
+ * user's FIFO): one line saying which and how to use it anyway. The owner
+ * is looked up again for the message only.
+ */
+static void refuse_default(const char *fifo, int why)
+{
+    struct stat st;
+    if (why == ELOOP)
+        diag_error("%s is a symbolic link; not followed at the default path "
+                   "(use --fifo PATH or FLINCH_MARKS to name the FIFO)", fifo);
+    else if (lstat(fifo, &st) == 0)
+        diag_error("%s is owned by uid %lu, neither you nor root; refused at the default path "
+                   "(use --fifo PATH or FLINCH_MARKS to name the FIFO)", fifo,
+                   (unsigned long)st.st_uid);
+    else
+        diag_error("%s is owned by another user, neither you nor root; refused at the default "
+                   "path (use --fifo PATH or FLINCH_MARKS to name the FIFO)", fifo);
+}
+
 int cmd_mark(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -103,8 +128,11 @@ int cmd_mark(int argc, char **argv)
                                   : "one LABEL only; quote labels with spaces");
         return EXIT_USAGE;
     }
-    if (!fifo)
+    int default_rules = 0;
+    if (!fifo) {
         fifo = flinch_mark_fifo_path();
+        default_rules = flinch_mark_fifo_is_default();
+    }
     if (at_ns && (at_ns[0] == '\0' || strlen(at_ns) > 24)) {
         diag_error("--at-ns '%s': %s", at_ns, mark_line_status_str(MARK_LINE_BAD_STAMP));
         return EXIT_USAGE;
@@ -121,8 +149,12 @@ int cmd_mark(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    if (flinch_mark_to(fifo, mark.label, (long long)mark.stamp_ns) == 0)
+    if (flinch_mark_send(fifo, default_rules, mark.label, (long long)mark.stamp_ns) == 0)
         return EXIT_OK;
+    if (default_rules && (errno == ELOOP || errno == EPERM)) {
+        refuse_default(fifo, errno);
+        return EXIT_USAGE;
+    }
     switch (errno) {
     case ENXIO:
         diag_error("no recorder is listening on %s", fifo);
