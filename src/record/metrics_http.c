@@ -7,6 +7,13 @@
  * "Connection: close", so there is no keep-alive state to bound. The
  * poll timeout is the nearest client deadline, so a client that stops
  * sending is dropped when its time is up, not when it next speaks.
+ *
+ * Every answer is strict HTTP/1.1: status line and headers end in CRLF,
+ * with Content-Type, Content-Length and Connection: close (a 405 adds
+ * Allow). After an error answer the server shuts its side and reads what
+ * the client still sends (up to METRICS_HTTP_LINGER_MS) before closing:
+ * closing a socket with unread bytes sends a reset, which can destroy the
+ * answer before the client reads it (a 431's request is never read whole).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +29,7 @@
 
 #include "clock.h"
 #include "diag.h"
+#include "accept_reserve.h"
 #include "metrics_http.h"
 
 struct metrics_snap {
@@ -33,9 +41,11 @@ struct metrics_snap {
 struct client {
     int fd;                  /* -1: free slot */
     int64_t deadline_ns;
-    size_t got;              /* request bytes */
+    size_t got;              /* request bytes; SIZE_MAX: writing the answer */
+    int linger;              /* after the answer: drain the client's bytes, then close */
+    int draining;            /* answer sent, our side shut, reading until EOF */
     char req[METRICS_HTTP_MAX_REQUEST];
-    char head[320];          /* response header */
+    char head[384];          /* response header */
     size_t head_len, sent;
     struct metrics_snap *body;   /* NULL: the body is in `small` */
     const char *small;
@@ -105,6 +115,7 @@ int metrics_server_open(struct metrics_server *s, const char *spec)
     memset(s, 0, sizeof *s);
     s->lfd = -1;
     s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    s->acc.spare = -1;
     pthread_mutex_init(&s->lock, NULL);
     struct sockaddr_storage ss;
     socklen_t sl;
@@ -176,60 +187,6 @@ void metrics_server_publish(struct metrics_server *s, enum metrics_format fmt, c
     snap_put(s, old);
 }
 
-/* One media range's q (default 1; a malformed q counts as 0). */
-static double media_q(const char *params, size_t len)
-{
-    for (size_t i = 0; i + 2 <= len; i++) {
-        if (params[i] != ';')
-            continue;
-        size_t j = i + 1;
-        while (j < len && params[j] == ' ')
-            j++;
-        if (j + 2 <= len && (params[j] == 'q' || params[j] == 'Q') && params[j + 1] == '=') {
-            char num[16];
-            size_t n = 0;
-            for (j += 2; j < len && n + 1 < sizeof num && params[j] != ';' && params[j] != ' '; j++)
-                num[n++] = params[j];
-            num[n] = '\0';
-            char *end;
-            double q = strtod(num, &end);
-            return n && !*end && q >= 0 && q <= 1 ? q : 0;
-        }
-    }
-    return 1;
-}
-
-enum metrics_format metrics_negotiate(const char *accept, size_t len)
-{
-    double q_om = -1, q_text = -1, q_any = -1;
-    for (size_t i = 0; i < len;) {
-        size_t n = 0;
-        while (i + n < len && accept[i + n] != ',')
-            n++;
-        const char *m = accept + i;
-        size_t k = 0;
-        while (k < n && m[k] == ' ')
-            k++;
-        m += k;
-        size_t mlen = n - k, tlen = 0;
-        while (tlen < mlen && m[tlen] != ';' && m[tlen] != ' ')
-            tlen++;
-        double q = media_q(m + tlen, mlen - tlen);
-#define IS(lit) (tlen == sizeof lit - 1 && strncasecmp(m, lit, tlen) == 0)
-        if (IS("application/openmetrics-text") && q > q_om)
-            q_om = q;
-        else if (IS("text/plain") && q > q_text)
-            q_text = q;
-        else if ((IS("text/*") || IS("*/*")) && q > q_any)
-            q_any = q;
-#undef IS
-        i += n + 1;
-    }
-    if (q_text < 0)
-        q_text = q_any;
-    return q_om > 0 && q_om >= q_text ? METRICS_OPENMETRICS : METRICS_TEXT;
-}
-
 static void drop(struct metrics_server *s, struct client *c)
 {
     close(c->fd);
@@ -252,10 +209,14 @@ static const char *accept_value(const struct client *c, size_t *len)
     return NULL;
 }
 
+/* Starts the answer: code and its reason phrase, body (NULL for the
+ * snapshot of the metrics format the request's Accept header asks for).
+ * head_only: a HEAD request, the headers a GET would get and no body. */
 static void respond(struct metrics_server *s, struct client *c, int code, const char *reason,
-                    const char *type, int head_only)
+                    const char *body, int head_only)
 {
-    if (code == 200 && strcmp(type, "metrics") == 0) {
+    const char *type = "text/plain; charset=utf-8";
+    if (!body) {
         size_t alen = 0;
         const char *accept = accept_value(c, &alen);
         enum metrics_format fmt = accept ? metrics_negotiate(accept, alen) : METRICS_TEXT;
@@ -264,16 +225,16 @@ static void respond(struct metrics_server *s, struct client *c, int code, const 
         c->body_len = c->body ? c->body->len : 0;
         type = fmt == METRICS_OPENMETRICS ? METRICS_OPENMETRICS_TYPE : METRICS_TEXT_TYPE;
     } else {
-        c->small = code == 200 ? "ok\n" : reason;
-        c->body_len = strlen(c->small);
-        type = "text/plain; charset=utf-8";
+        c->small = body;
+        c->body_len = strlen(body);
     }
     c->head_len = (size_t)snprintf(c->head, sizeof c->head,
-        "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-        code, code == 200 ? "OK" : reason, type, c->body_len);
+        "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
+        code, reason, type, c->body_len, code == 405 ? "Allow: GET, HEAD\r\n" : "");
     if (head_only)
         c->body_len = 0;
     c->sent = 0;
+    c->linger = code != 200;
     c->got = SIZE_MAX;                   /* now writing */
     c->deadline_ns = mono_ns() + (int64_t)METRICS_HTTP_RESPONSE_MS * 1000000;
 }
@@ -284,7 +245,7 @@ static void on_request(struct metrics_server *s, struct client *c)
     char *sp1 = memchr(c->req, ' ', c->got);
     char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(c->req + c->got - sp1 - 1)) : NULL;
     if (!sp1 || !sp2 || strncmp(sp2 + 1, "HTTP/1.", 7) != 0) {
-        respond(s, c, 400, "Bad Request\n", NULL, 0);
+        respond(s, c, 400, "Bad Request", "Bad Request\n", 0);
         return;
     }
     size_t mlen = (size_t)(sp1 - c->req), plen = (size_t)(sp2 - sp1 - 1);
@@ -294,11 +255,28 @@ static void on_request(struct metrics_server *s, struct client *c)
     int metrics = plen == 8 && memcmp(path, "/metrics", 8) == 0;
     int health = plen == 8 && memcmp(path, "/healthz", 8) == 0;
     if (!metrics && !health)
-        respond(s, c, 404, "Not Found\n", NULL, head);
+        respond(s, c, 404, "Not Found", "Not Found\n", head);
     else if (!get && !head)
-        respond(s, c, 405, "Method Not Allowed\n", NULL, 0);
+        respond(s, c, 405, "Method Not Allowed", "Method Not Allowed\n", 0);
     else
-        respond(s, c, 200, NULL, metrics ? "metrics" : "health", head);
+        respond(s, c, 200, "OK", metrics ? NULL : "ok\n", head);
+}
+
+/* After an error answer: what the client still sends is read and thrown
+ * away until it closes (or the linger time is up). */
+static void on_draining(struct metrics_server *s, struct client *c)
+{
+    char sink[4096];
+    for (;;) {
+        ssize_t n = read(c->fd, sink, sizeof sink);
+        if (n > 0)
+            continue;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 || errno != EAGAIN)
+            drop(s, c);
+        return;
+    }
 }
 
 static void on_readable(struct metrics_server *s, struct client *c)
@@ -321,7 +299,7 @@ static void on_readable(struct metrics_server *s, struct client *c)
             return;
         }
         if (c->got == sizeof c->req - 1) {
-            respond(s, c, 431, "Request Header Fields Too Large\n", NULL, 0);
+            respond(s, c, 431, "Request Header Fields Too Large", "Request Header Fields Too Large\n", 0);
             return;
         }
     }
@@ -340,7 +318,12 @@ static void on_writable(struct metrics_server *s, struct client *c)
             if (off >= c->body_len) {
                 s->served++;
                 shutdown(c->fd, SHUT_WR);
-                drop(s, c);
+                if (!c->linger) {
+                    drop(s, c);
+                    return;
+                }
+                c->draining = 1;
+                c->deadline_ns = mono_ns() + (int64_t)METRICS_HTTP_LINGER_MS * 1000000;
                 return;
             }
             p = (c->body ? c->body->text : c->small) + off;
@@ -361,7 +344,7 @@ static void on_writable(struct metrics_server *s, struct client *c)
 static void accept_all(struct metrics_server *s, struct client *cl)
 {
     for (int k = 0; k < 64; k++) {           /* bounded per wake-up */
-        int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept_reserve_accept(&s->acc, s->lfd, mono_ns());
         if (fd < 0)
             return;
         struct client *c = NULL;
@@ -375,6 +358,7 @@ static void accept_all(struct metrics_server *s, struct client *cl)
         }
         c->fd = fd;
         c->got = 0;
+        c->linger = c->draining = 0;
         c->req[0] = '\0';
         c->body = NULL;
         c->deadline_ns = mono_ns() + (int64_t)METRICS_HTTP_REQUEST_MS * 1000000;
@@ -394,8 +378,10 @@ static void *server_main(void *arg)
         struct client *who[METRICS_HTTP_MAX_CONN + 2];
         int n = 0;
         pf[n++] = (struct pollfd){ .fd = s->stop_pipe[0], .events = POLLIN };
-        pf[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
         int64_t now = mono_ns(), next = now + 1000 * 1000000LL;
+        /* out of descriptors a moment ago: the listener waits (accept_reserve.h) */
+        int listen = accept_reserve_ready(&s->acc, now, &next);
+        pf[n++] = (struct pollfd){ .fd = listen ? s->lfd : -1, .events = POLLIN };
         for (int i = 0; i < METRICS_HTTP_MAX_CONN; i++) {
             struct client *c = &cl[i];
             if (c->fd < 0)
@@ -407,7 +393,8 @@ static void *server_main(void *arg)
             if (c->deadline_ns < next)
                 next = c->deadline_ns;
             who[n] = c;
-            pf[n++] = (struct pollfd){ .fd = c->fd, .events = c->got == SIZE_MAX ? POLLOUT : POLLIN };
+            short ev = c->got == SIZE_MAX && !c->draining ? POLLOUT : POLLIN;
+            pf[n++] = (struct pollfd){ .fd = c->fd, .events = ev };
         }
         int wait_ms = (int)((next - now) / 1000000) + 1;
         if (poll(pf, (nfds_t)n, wait_ms) < 0 && errno != EINTR)
@@ -417,12 +404,14 @@ static void *server_main(void *arg)
         for (int i = 2; i < n; i++) {
             if (!pf[i].revents || who[i]->fd < 0)
                 continue;
-            if (who[i]->got == SIZE_MAX)
+            if (who[i]->draining)
+                on_draining(s, who[i]);
+            else if (who[i]->got == SIZE_MAX)
                 on_writable(s, who[i]);
             else
                 on_readable(s, who[i]);
         }
-        if (pf[1].revents & POLLIN)
+        if (listen && (pf[1].revents & POLLIN))
             accept_all(s, cl);
     }
     for (int i = 0; i < METRICS_HTTP_MAX_CONN; i++)
@@ -437,6 +426,7 @@ int metrics_server_start(struct metrics_server *s)
         diag_error("--metrics: cannot create a pipe: %s", strerror(errno));
         return -1;
     }
+    accept_reserve_open(&s->acc);
     int rc = pthread_create(&s->thread, NULL, server_main, s);
     if (rc != 0) {
         diag_error("--metrics: cannot start the server thread: %s", strerror(rc));
@@ -461,6 +451,7 @@ void metrics_server_stop(struct metrics_server *s)
     if (s->lfd >= 0)
         close(s->lfd);
     s->lfd = -1;
+    accept_reserve_close(&s->acc);
     for (int k = 0; k < METRICS_FORMATS; k++) {
         snap_put(s, s->cur[k]);
         s->cur[k] = NULL;

@@ -10,7 +10,9 @@
  * METRICS_HTTP_RESPONSE_MS to take the answer. Only GET (or HEAD) of
  * /metrics and /healthz are answered; anything else gets 404/405/400 and
  * the connection is closed. The thread uses non-blocking sockets and
- * poll(), so a slow or hostile client costs it nothing but a slot.
+ * poll(), so a slow or hostile client costs it nothing but a slot; out of
+ * file descriptors it sheds the pending connection and backs off
+ * (accept_reserve.h) instead of spinning.
  *
  * A GET of /metrics is answered in OpenMetrics when its Accept header
  * prefers it (metrics_negotiate; Prometheus asks for it by default), in the
@@ -24,12 +26,14 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "accept_reserve.h"
 #include "metrics_format.h"
 
 #define METRICS_HTTP_MAX_CONN 8
 #define METRICS_HTTP_MAX_REQUEST 4096
 #define METRICS_HTTP_REQUEST_MS 2000
 #define METRICS_HTTP_RESPONSE_MS 5000
+#define METRICS_HTTP_LINGER_MS 1000   /* after an error answer: the client's leftover bytes */
 
 struct metrics_snap;
 
@@ -42,6 +46,7 @@ struct metrics_server {
     pthread_mutex_t lock;            /* guards cur */
     struct metrics_snap *cur[METRICS_FORMATS];
     long long served, refused;       /* server thread only */
+    struct accept_reserve acc;       /* out of descriptors: shed, back off */
 };
 
 /* Parses [ADDR:]PORT or [IPV6]:PORT, binds and listens (before the recording starts, so
