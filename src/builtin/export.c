@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,10 @@
 #include "diag.h"
 #include "hosts.h"
 #include "labels_seen.h"
+#include "path_identity.h"
 #include "perfetto_export.h"
 #include "safe_output.h"
+#include "threads_file.h"
 
 static const char usage[] =
     "usage: flinch export --format perfetto TRACE.csv... -o OUT.json [options]\n"
@@ -71,6 +74,32 @@ static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_
     if (rc == 0)
         perfetto_write_windows(f, hosts, h, origin, &a);
     analysis_free(&a);
+    return rc;
+}
+
+/* -o is none of the traces nor their .threads files, by any name. 0, or
+ * -1 after one error line. */
+static int check_paths(const struct host_trace *hosts, int n, const char *out_path)
+{
+    struct path_role *paths = calloc((size_t)(2 * n + 1), sizeof *paths);
+    char (*threads)[PATH_MAX + sizeof THREADS_FILE_SUFFIX] = calloc((size_t)n, sizeof *threads);
+    char err[700] = "out of memory";
+    int rc = -1;
+    if (paths && threads) {
+        for (int i = 0; i < n; i++) {
+            int from_stdin = strcmp(hosts[i].path, "-") == 0;
+            snprintf(threads[i], sizeof threads[i], "%s%s", hosts[i].path, THREADS_FILE_SUFFIX);
+            paths[2 * i] = (struct path_role){ "the input", from_stdin ? NULL : hosts[i].path, 0 };
+            paths[2 * i + 1] = (struct path_role){ "the input's threads file",
+                                                   from_stdin ? NULL : threads[i], 0 };
+        }
+        paths[2 * n] = (struct path_role){ "", strcmp(out_path, "-") == 0 ? NULL : out_path, 1 };
+        rc = path_identity_check(paths, 2 * n + 1, err, sizeof err);
+    }
+    if (rc != 0)
+        diag_error("%s", err);
+    free(paths);
+    free(threads);
     return rc;
 }
 
@@ -163,6 +192,10 @@ int cmd_export(int argc, char **argv)
                     " ns (median of %ld rows, spread %" PRId64 " ns)%s\n", diag_prog(),
                     hosts[i].name, hosts[i].path, hosts[i].wall_offset_ns, hosts[i].rows,
                     hosts[i].offset_spread_ns, hosts[i].has_wall ? "" : "; no t_wall_ns: offset 0");
+    }
+    if (check_paths(hosts, n, out_path) != 0) {
+        free(hosts);
+        return EXIT_USAGE;
     }
     const char **inputs = malloc(sizeof *inputs * (size_t)n);
     struct safe_output out;

@@ -7,6 +7,7 @@
  * has both labels, none otherwise.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,9 +17,11 @@
 #include "analysis.h"
 #include "builtin.h"
 #include "diag.h"
+#include "path_identity.h"
 #include "plot_data.h"
 #include "safe_output.h"
 #include "svg_plot.h"
+#include "threads_file.h"
 
 static const char usage[] =
     "usage: flinch plot TRACE.csv -o OUT.svg [options]   (TRACE - = standard input)\n"
@@ -135,12 +138,24 @@ int cmd_plot(int argc, char **argv)
     if (analysis_check_window_flags(&start, &end, range, domain, category, no_windows) != 0)
         return EXIT_USAGE;
     const char *trace = argv[optind];
-    if (strcmp(trace, "-") == 0 && csv_spool_stdin() != 0) {
+    char threads[PATH_MAX + sizeof THREADS_FILE_SUFFIX];
+    int from_stdin = strcmp(trace, "-") == 0;
+    snprintf(threads, sizeof threads, "%s%s", trace, THREADS_FILE_SUFFIX);
+    const struct path_role paths[] = {
+        { "the input", from_stdin ? NULL : trace, 0 },
+        { "the input's threads file", from_stdin ? NULL : threads, 0 },
+        { "", strcmp(out_path, "-") == 0 ? NULL : out_path, 1 },
+    };
+    char err[700];
+    if (path_identity_check(paths, 3, err, sizeof err) != 0) {
+        diag_error("%s", err);
+        return EXIT_USAGE;
+    }
+    if (from_stdin && csv_spool_stdin() != 0) {
         diag_error("-: cannot keep standard input for the second pass: %s", strerror(errno));
         return EXIT_RUNTIME;
     }
     struct safe_output out;
-    char err[700];
     if (safe_output_open(&out, out_path, &trace, 1, err, sizeof err) != 0) {
         diag_error("%s", err);
         return EXIT_USAGE;

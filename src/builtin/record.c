@@ -18,8 +18,10 @@
 #include "mark_line.h"
 #include "metrics_text.h"
 #include "nvtx_filter.h"
+#include "path_identity.h"
 #include "recorder.h"
 #include "thread_sampler.h"
+#include "threads_file.h"
 #include "utf8.h"
 
 static void usage(FILE *out)
@@ -291,6 +293,27 @@ static int parse_watts(const char *opt, const char *s, double *out)
     return 0;
 }
 
+/* No output of the recording (the trace, its .threads file, the marks
+ * FIFO, the metrics file) is another of them or one of its inputs, by any
+ * spelling (path_identity.h): checked before anything is opened. */
+static int check_paths(const struct record_opts *o)
+{
+    char threads[PATH_MAX + sizeof THREADS_FILE_SUFFIX], err[PATH_MAX * 2 + 200];
+    snprintf(threads, sizeof threads, "%s%s", o->out, THREADS_FILE_SUFFIX);
+    const struct path_role paths[] = {
+        { "--proc-stat", o->proc_stat, 0 },
+        { "--rapl", o->no_rapl ? NULL : o->rapl_path, 0 },
+        { "--out", o->out, 1 },
+        { "--out's threads file", threads, 1 },
+        { "--marks-fifo", o->marks_fifo && *o->marks_fifo ? o->marks_fifo : NULL, 1 },
+        { "--metrics-file", o->hub.metrics_file, 1 },
+    };
+    if (path_identity_check(paths, sizeof paths / sizeof paths[0], err, sizeof err) == 0)
+        return 0;
+    diag_error("%s", err);
+    return -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
     const char *nvtx_filter_text = NULL;
@@ -452,6 +475,8 @@ int cmd_record(int argc, char **argv)
         diag_error("--nvtx-replace goes with --nvtx");
         return EXIT_USAGE;
     }
+    if (check_paths(&o) != 0)
+        return EXIT_USAGE;
     if (nvtx && setup_nvtx(nvtx_filter_text, nvtx_replace) != 0)
         return EXIT_USAGE;
     return recorder_run(&o);
