@@ -227,6 +227,7 @@ int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *
     c->a = a;
     c->opt = o;
     c->proc_exit_ns = INT64_MAX;
+    c->latest_sample_ns = INT64_MIN;
     tape_init(&c->host_tape, sizeof(struct host_sample));
     c->path = path;
     c->tr = tr;

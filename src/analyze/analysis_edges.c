@@ -117,11 +117,19 @@ static int too_old(struct ctx *c, const struct active *act, int which)
 }
 
 /* Resolves what it can of point p of integrator ig at time t. 1 when the
- * point is complete, 0 when it waits, -1 when t has left the ring. */
+ * point is complete, 0 when it waits, -1 when t has left the ring.
+ * trace_latest is the latest SAMPLE row of any stream: a stream that has
+ * had no reading at all (the host on an original trace, whose host cells
+ * are empty) gives up as a stale one does once the trace has moved
+ * EDGE_STALE_NS past t, instead of holding every window pending to the end
+ * of the trace (each row then walked them all: quadratic). Its value is
+ * NAN either way: no reading ever, or the first one after t. */
 static int resolve_point(const struct integrator *ig, struct point *p, int64_t t,
-                         int inclusive, int with_count, int eof)
+                         int inclusive, int with_count, int eof, int64_t trace_latest)
 {
     int64_t latest = integ_latest_sample(ig);
+    if (latest == INT64_MIN && trace_latest != INT64_MIN && trace_latest - t > EDGE_STALE_NS)
+        latest = trace_latest;
     for (int q = 0; q < ig->nq; q++) {
         unsigned bit = 1u << q;
         if (p->done & bit)
@@ -181,6 +189,13 @@ static int resolve_est(const struct energy_estimator *e, struct point *p, int64_
 {
     if (p->est_state)
         return 1;
+    if ((p->done & (1u << QG_COUNTER)) && isnan(p->cum[QG_COUNTER])) {
+        /* no counter at the edge: finish_window would not use an estimate,
+         * and one waited for on a trace without counter readings waits to
+         * the end of the trace (every row walking every window) */
+        p->est_state = 2;
+        return 1;
+    }
     long key = est_pending_key(e, t);
     if (!eof && key >= 0 && p->est_key == key + 1)
         return 0;                    /* nothing it waits for has come: still pending */
@@ -200,12 +215,14 @@ static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2
         if (!act->have[which])
             continue;
         for (int s = 0; s < c->ngpu; s++) {
-            int rc = resolve_point(&c->gpu[s].ig, &act->gpu[which][s], act->t[which], which, 1, eof);
+            int rc = resolve_point(&c->gpu[s].ig, &act->gpu[which][s], act->t[which], which, 1, eof,
+                                   c->latest_sample_ns);
             if (rc < 0)
                 return too_old(c, act, which);
             done[which] &= rc & resolve_est(&c->gpu[s].est, &act->gpu[which][s], act->t[which], eof);
         }
-        int rc = resolve_point(&c->host, &act->host[which], act->t[which], which, 0, eof);
+        int rc = resolve_point(&c->host, &act->host[which], act->t[which], which, 0, eof,
+                               c->latest_sample_ns);
         if (rc < 0)
             return too_old(c, act, which);
         done[which] &= rc;

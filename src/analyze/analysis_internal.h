@@ -104,6 +104,7 @@ struct ctx {
     double tick_now;
     int64_t tick_now_last_ns, prev_tick_last_ns;
     struct integrator host;
+    int64_t latest_sample_ns;      /* latest SAMPLE row's time, INT64_MIN before one */
     int n_rapl;
     struct pairing pair[2];
     struct active **act_of[2];     /* by window id; NULL once finished */

@@ -103,6 +103,8 @@ int analysis_on_sample(struct ctx *c, const struct trace_row *r)
 {
     struct gpu_stream *gs = NULL;
     note_tick(c, r);
+    if (r->t_mono_ns > c->latest_sample_ns)
+        c->latest_sample_ns = r->t_mono_ns;
     if (r->gpu >= 0) {
         int known = c->ngpu;
         struct gpu_stream *g = gs = gpu_stream(c, r->gpu);
