@@ -1,6 +1,8 @@
 /* diag.c — see diag.h. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -67,4 +69,77 @@ void diag_warn(const char *fmt, ...)
     va_start(ap, fmt);
     emit("warning: ", fmt, ap);
     va_end(ap);
+}
+
+/* Repeated warnings (diag_warn_repeat): one slot per (file, format). The
+ * kinds are few (a format is a string constant; files are the inputs), so
+ * a small table searched in order does; when it is full the last slot
+ * takes every new kind, which then share one count. */
+#define REPEAT_KINDS 64
+struct repeat_kind {
+    char file[256];
+    const char *fmt;
+    long shown, suppressed, last_line;
+};
+static struct repeat_kind repeat[REPEAT_KINDS];
+static int nrepeat, repeat_atexit;
+static pthread_mutex_t repeat_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void repeat_at_exit(void) { diag_repeat_summary(NULL); }
+
+static struct repeat_kind *repeat_find(const char *file, const char *fmt)
+{
+    for (int i = 0; i < nrepeat; i++)
+        if (repeat[i].fmt == fmt && strncmp(repeat[i].file, file, sizeof repeat[i].file - 1) == 0)
+            return &repeat[i];
+    if (nrepeat == REPEAT_KINDS)
+        return &repeat[REPEAT_KINDS - 1];
+    struct repeat_kind *k = &repeat[nrepeat++];
+    snprintf(k->file, sizeof k->file, "%s", file);
+    k->fmt = fmt;
+    k->last_line = 0;
+    return k;
+}
+
+void diag_warn_repeat(const char *file, long line, const char *fmt, ...)
+{
+    pthread_mutex_lock(&repeat_lock);
+    struct repeat_kind *k = repeat_find(file, fmt);
+    int print = 0;
+    if (line > 0 && line <= k->last_line) {
+        /* a second pass over lines already warned about */
+    } else if (k->shown < DIAG_REPEAT_SHOWN) {
+        k->shown++;
+        print = 1;
+    } else {
+        k->suppressed++;
+        if (!repeat_atexit) {
+            repeat_atexit = 1;
+            atexit(repeat_at_exit);
+        }
+    }
+    if (line > k->last_line)
+        k->last_line = line;
+    pthread_mutex_unlock(&repeat_lock);
+    if (print) {
+        va_list ap;
+        va_start(ap, fmt);
+        emit("warning: ", fmt, ap);
+        va_end(ap);
+    }
+}
+
+void diag_repeat_summary(const char *file)
+{
+    pthread_mutex_lock(&repeat_lock);
+    for (int i = 0; i < nrepeat; i++) {
+        struct repeat_kind *k = &repeat[i];
+        if (!k->suppressed || (file && strncmp(k->file, file, sizeof k->file - 1) != 0))
+            continue;
+        diag_warn("%s: %ld more warning%s like this suppressed", k->file, k->suppressed,
+                  k->suppressed == 1 ? "" : "s");
+        k->suppressed = 0;
+        k->shown = 0;
+    }
+    pthread_mutex_unlock(&repeat_lock);
 }

@@ -28,6 +28,23 @@ const char *diag_prog(void);
 void diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A warning that bad input can repeat once per line (or per mark from
+ * the FIFO): 2 million bad lines must not make 2 million lines of stderr.
+ * Warnings of one kind (the same FMT) about one FILE are printed for the
+ * first DIAG_REPEAT_SHOWN, then only counted; diag_repeat_summary(FILE)
+ * (and, for whatever is left, an exit handler) then prints one line
+ * "FILE: N more warnings like this suppressed" per kind. LINE (> 0) is the
+ * input line warned about: a warning for a line at or before the last one
+ * seen of its kind is a second pass over the same file (plot and export
+ * read a trace more than once) and is neither printed nor counted; 0 when
+ * there is no line (the FIFO). Thread-safe. */
+#define DIAG_REPEAT_SHOWN 10
+void diag_warn_repeat(const char *file, long line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The summary lines for FILE (NULL: every file), each kind's count then
+ * starting again. */
+void diag_repeat_summary(const char *file);
+
 /* Copies S into OUT (CAP bytes, NUL-terminated, cut at a character
  * boundary) with every C0/C1 control, DEL, backslash and byte that is not
  * UTF-8 written as \xNN. Returns the length written. */
