@@ -10,12 +10,15 @@
  * threads when the file is done; and per segment of the window's breakdown
  * (compute / host-cpu / waiting, breakdown.h) per class, so each host-cpu
  * and waiting segment gets the class with the most thread-milliseconds.
+ * Names, per-window tallies and the fold find their entries through hashes
+ * (tuple_index.h), so the time is linear in spans and threads.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
 #include "threads_file.h"
+#include "tuple_index.h"
 #include "waiting_on.h"
 
 struct acc { long tid; int name, detail; int cls; int64_t ns; };
@@ -32,13 +35,24 @@ struct run {
     struct window_acc *acc;
     long *order;              /* windows by t_start */
     int64_t *reach;           /* max t_end over order[0..i] */
+    struct tuple_index at;    /* (window, tid, name, detail * TC_COUNT + cls) -> entry */
 };
 
+/* The string's index in w->strings, added if new. Strings are found by a
+ * 64-bit FNV-1a hash and a probe number (a collision takes the next). */
 static int intern(struct waiting_on *w, const char *s)
 {
-    for (int i = w->nstrings - 1; i >= 0; i--)
+    if (!w->string_at && !(w->string_at = calloc(1, sizeof *w->string_at)))
+        return -1;
+    unsigned long long h = 14695981039346656037ULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    long probe = 0;
+    for (long i; (i = tuple_index_get(w->string_at, (long)h, probe, 0, 0)) >= 0; probe++)
         if (strcmp(w->strings[i], s) == 0)
-            return i;
+            return (int)i;
+    if (tuple_index_put(w->string_at, (long)h, probe, 0, 0, w->nstrings) != 0)
+        return -1;
     if (w->nstrings == w->cap) {
         int cap = w->cap ? w->cap * 2 : 64;
         char **grown = realloc(w->strings, sizeof *grown * (size_t)cap);
@@ -60,15 +74,16 @@ static int by_start(const void *x, const void *y)
     return (a->t_start_ns > b->t_start_ns) - (a->t_start_ns < b->t_start_ns);
 }
 
-static int add(struct window_acc *wa, long tid, int name, int detail, int cls, int64_t ns)
+static int add(struct run *r, long win, long tid, int name, int detail, int cls, int64_t ns)
 {
-    for (long i = wa->n - 1; i >= 0; i--) {
-        struct acc *e = &wa->e[i];
-        if (e->tid == tid && e->cls == cls && e->detail == detail && e->name == name) {
-            e->ns += ns;
-            return 0;
-        }
+    struct window_acc *wa = &r->acc[win];
+    long i = tuple_index_get(&r->at, win, tid, name, (long)detail * TC_COUNT + cls);
+    if (i >= 0) {
+        wa->e[i].ns += ns;
+        return 0;
     }
+    if (tuple_index_put(&r->at, win, tid, name, (long)detail * TC_COUNT + cls, wa->n) != 0)
+        return -1;
     if (wa->n == wa->cap) {
         long cap = wa->cap ? wa->cap * 2 : 16;
         struct acc *grown = realloc(wa->e, sizeof *grown * (size_t)cap);
@@ -107,7 +122,7 @@ static int on_span(struct run *r, const struct thread_span *sp)
                 return -1;
         }
         struct window_acc *wa = &r->acc[r->order[j]];
-        if (add(wa, sp->tid, name, detail, cls, to - from) != 0)
+        if (add(r, r->order[j], sp->tid, name, detail, cls, to - from) != 0)
             return -1;
         for (int k = 0; wa->seg_ns && k < win->bd.nseg; k++) {
             const struct segment *sg = &win->bd.seg[k];
@@ -159,51 +174,69 @@ static int by_class_ms(const void *x, const void *y)
 }
 
 /* Folds one window's accumulators: per class, per thread (its time summed
- * over descriptions, named by the description it spent most time in). */
+ * over descriptions, named by the description it spent most time in: the
+ * first met of those with the most). Every sum runs in entry order, as a
+ * scan per entry did; the hashes only find the sums. */
 static int fold(struct waiting_on *w, const struct window_acc *wa, struct window_waiting *out)
 {
     memset(out, 0, sizeof *out);
-    for (int c = 0; c < TC_COUNT; c++) {
+    struct tuple_index detail_at = { 0 }, thread_at = { 0 };
+    double *total = malloc(sizeof *total * (size_t)(wa->n + 1));   /* per (class, tid, detail) */
+    double *best = malloc(sizeof *best * (size_t)(wa->n + 1));     /* per thread: its detail's total */
+    long ntotal = 0;
+    int rc = total && best ? 0 : -1;
+    for (long i = 0; rc == 0 && i < wa->n; i++) {
+        const struct acc *e = &wa->e[i];
+        long k = tuple_index_get(&detail_at, e->cls, e->tid, e->detail, 0);
+        if (k < 0) {
+            k = ntotal;
+            total[ntotal++] = 0;
+            rc = tuple_index_put(&detail_at, e->cls, e->tid, e->detail, 0, k);
+        }
+        total[k] += (double)e->ns;
+    }
+    for (int c = 0; rc == 0 && c < TC_COUNT; c++) {
         struct waiting_class *wc = &out->cls[out->nclass];
         wc->cls = (enum thread_class)c;
-        for (long i = 0; i < wa->n; i++) {
+        long m = 0;
+        for (long i = 0; i < wa->n; i++)
+            m += wa->e[i].cls == c;
+        if (m && !(wc->threads = malloc(sizeof *wc->threads * (size_t)m))) {
+            rc = -1;
+            break;
+        }
+        for (long i = 0; rc == 0 && i < wa->n; i++) {
             const struct acc *e = &wa->e[i];
             if (e->cls != c)
                 continue;
             double ms = (double)e->ns / 1e6;
             wc->thread_ms += ms;
-            int k = 0;
-            while (k < wc->nthreads && wc->threads[k].tid != e->tid)
-                k++;
-            if (k == wc->nthreads) {
-                void *grown = realloc(wc->threads, sizeof *wc->threads * (size_t)(k + 1));
-                if (!grown)
-                    return -1;
-                wc->threads = grown;
+            long k = tuple_index_get(&thread_at, c, e->tid, 0, 0);
+            if (k < 0) {
+                k = wc->nthreads++;
                 wc->threads[k] = (struct waiting_thread){ e->tid, w->strings[e->name], NULL, 0 };
-                wc->nthreads++;
+                if (tuple_index_put(&thread_at, c, e->tid, 0, 0, k) != 0)
+                    rc = -1;
             }
             wc->threads[k].ms += ms;
-            /* the description with the most time for this thread and class */
-            double detail_ms = 0, current_ms = 0;
-            for (long j = 0; j < wa->n; j++)
-                if (wa->e[j].tid == e->tid && wa->e[j].cls == c) {
-                    if (wa->e[j].detail == e->detail)
-                        detail_ms += (double)wa->e[j].ns;
-                    if (wc->threads[k].detail && strcmp(w->strings[wa->e[j].detail],
-                                                        wc->threads[k].detail) == 0)
-                        current_ms += (double)wa->e[j].ns;
-                }
-            if (!wc->threads[k].detail || detail_ms > current_ms)
+            double detail_ms = total[tuple_index_get(&detail_at, c, e->tid, e->detail, 0)];
+            if (!wc->threads[k].detail || detail_ms > best[k]) {
                 wc->threads[k].detail = w->strings[e->detail];
+                best[k] = detail_ms;
+            }
         }
         if (wc->nthreads) {
             qsort(wc->threads, (size_t)wc->nthreads, sizeof *wc->threads, by_ms);
             out->nclass++;
         }
     }
-    qsort(out->cls, (size_t)out->nclass, sizeof out->cls[0], by_class_ms);
-    return 0;
+    tuple_index_free(&detail_at);
+    tuple_index_free(&thread_at);
+    free(total);
+    free(best);
+    if (rc == 0)
+        qsort(out->cls, (size_t)out->nclass, sizeof out->cls[0], by_class_ms);
+    return rc;
 }
 
 int waiting_on_read(struct analysis *a, const char *trace_path)
@@ -219,7 +252,7 @@ int waiting_on_read(struct analysis *a, const char *trace_path)
     struct waiting_on *w = calloc(1, sizeof *w);
     struct run r = { a, w, calloc((size_t)a->nwindows + 1, sizeof *r.acc),
                      malloc(sizeof *r.order * ((size_t)a->nwindows + 1)),
-                     malloc(sizeof *r.reach * ((size_t)a->nwindows + 1)) };
+                     malloc(sizeof *r.reach * ((size_t)a->nwindows + 1)), { 0 } };
     int status = EXIT_OK;
     if (!w || !r.acc || !r.order || !r.reach) {
         diag_error("out of memory");
@@ -283,6 +316,7 @@ done:
         free(r.acc[i].seg_ns);
     }
     free(r.acc);
+    tuple_index_free(&r.at);
     free(r.order);
     free(r.reach);
     waiting_on_free(w);
@@ -303,5 +337,8 @@ void waiting_on_free(struct waiting_on *w)
     for (int i = 0; i < w->nstrings; i++)
         free(w->strings[i]);
     free(w->strings);
+    if (w->string_at)
+        tuple_index_free(w->string_at);
+    free(w->string_at);
     free(w);
 }

@@ -52,6 +52,7 @@ struct waiting_on {
     /* private: interned names and details */
     char **strings;
     int nstrings, cap;
+    struct tuple_index *string_at;  /* (hash, probe) -> index in strings */
 };
 
 /* Reads TRACE_PATH.threads, if there is one, into a->waiting. EXIT_OK, or

@@ -18,14 +18,8 @@
 #include "perfetto_export.h"
 #include "thread_class.h"
 #include "threads_file.h"
+#include "tid_index.h"
 
-static int named_before(const long *named, long n, long tid)
-{
-    for (long i = 0; i < n; i++)
-        if (named[i] == tid)
-            return 1;
-    return 0;
-}
 
 int perfetto_write_threads(FILE *f, const struct host_trace *hs, int h, int64_t origin_ns)
 {
@@ -41,21 +35,15 @@ int perfetto_write_threads(FILE *f, const struct host_trace *hs, int h, int64_t 
     char name[HOST_NAME_LEN + 32];
     snprintf(name, sizeof name, "traced threads (%s)", hs[h].name);
     perfetto_metadata(f, "process_name", pid, 0, name);
-    long *named = NULL, nnamed = 0, cap = 0;
+    struct tid_index named = { 0 };     /* tids whose track is named: a hash, not a scan */
     struct thread_span sp;
     while ((rc = threads_reader_next(&tr, &sp)) == 1) {
-        if (!named_before(named, nnamed, sp.tid)) {
-            if (nnamed == cap) {
-                cap = cap ? cap * 2 : 64;
-                long *grown = realloc(named, sizeof *named * (size_t)cap);
-                if (!grown) {
-                    diag_error("out of memory");
-                    rc = -2;
-                    break;
-                }
-                named = grown;
+        if (tid_index_get(&named, sp.tid) < 0) {
+            if (tid_index_put(&named, sp.tid, 0) != 0) {
+                diag_error("out of memory");
+                rc = -2;
+                break;
             }
-            named[nnamed++] = sp.tid;
             char tname[THREADS_NAME_MAX + 32];
             snprintf(tname, sizeof tname, "%s %ld", sp.name, sp.tid);
             perfetto_metadata(f, "thread_name", pid, (int)sp.tid, tname);
@@ -70,7 +58,10 @@ int perfetto_write_threads(FILE *f, const struct host_trace *hs, int h, int64_t 
         perfetto_write_ts(f, "dur", sp.t1_ns - sp.t0_ns);
         fputs(",\"args\":{\"in\":", f);
         json_write_string(f, detail);
-        fprintf(f, ",\"state\":\"%c\",\"wchan\":", sp.state);
+        char state[2] = { sp.state, '\0' };   /* escaped like every other string */
+        fputs(",\"state\":", f);
+        json_write_string(f, state);
+        fputs(",\"wchan\":", f);
         json_write_string(f, sp.wchan);
         fputs(",\"call\":", f);
         json_write_string(f, sp.call);
@@ -78,7 +69,7 @@ int perfetto_write_threads(FILE *f, const struct host_trace *hs, int h, int64_t 
         json_write_string(f, sp.fd);
         fputs("}}", f);
     }
-    free(named);
+    tid_index_free(&named);
     if (rc == -1)
         diag_error("%s", tr.error);
     threads_reader_close(&tr);

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "thread_class.h"
 #include "thread_lanes.h"
+#include "tid_index.h"
 
 /* A thread busy for less than this share of the range gets no lane. */
 #define LANE_MIN_SHARE 0.01
@@ -51,27 +52,24 @@ static int pick(const char *trace, int64_t t0_ns, double from, double to, struct
         return rc < 0 ? EXIT_USAGE : 0;
     struct score *sc = NULL;
     long n = 0, cap = 0;
+    struct tid_index seen = { 0 };       /* tid -> its score: a hash, not a scan per span */
     struct thread_span sp;
     char detail[96];
     while ((rc = threads_reader_next(&tr, &sp)) == 1) {
         double a, b, d = overlap(&sp, t0_ns, from, to, &a, &b);
         enum thread_class c = thread_classify(sp.state, sp.wchan, sp.call, sp.fd, detail,
                                               sizeof detail);
-        long i = n - 1;
-        while (i >= 0 && sc[i].tid != sp.tid)
-            i--;
+        long i = tid_index_get(&seen, sp.tid);
         if (i < 0) {
             if (n == cap) {
                 cap = cap ? cap * 2 : 64;
                 struct score *grown = realloc(sc, sizeof *sc * (size_t)cap);
-                if (!grown) {
-                    free(sc);
-                    threads_reader_close(&tr);
-                    diag_error("out of memory");
-                    return EXIT_RUNTIME;
-                }
+                if (!grown)
+                    goto out_of_memory;
                 sc = grown;
             }
+            if (tid_index_put(&seen, sp.tid, n) != 0)
+                goto out_of_memory;
             i = n++;
             sc[i].tid = sp.tid;
             sc[i].s = 0;
@@ -80,6 +78,7 @@ static int pick(const char *trace, int64_t t0_ns, double from, double to, struct
         if (c != TC_SLEEP && c != TC_LOCK && c != TC_OTHER)
             sc[i].s += d;
     }
+    tid_index_free(&seen);
     if (rc < 0)
         diag_error("%s", tr.error);
     threads_reader_close(&tr);
@@ -96,6 +95,12 @@ static int pick(const char *trace, int64_t t0_ns, double from, double to, struct
     }
     free(sc);
     return 0;
+out_of_memory:
+    free(sc);
+    tid_index_free(&seen);
+    threads_reader_close(&tr);
+    diag_error("out of memory");
+    return EXIT_RUNTIME;
 }
 
 int thread_lanes_read(const char *trace, int64_t t0_ns, double from, double to, int ncols,

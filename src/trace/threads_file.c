@@ -4,10 +4,14 @@
  *
  * Every line is checked: its length, its field count, each number's range
  * and each token's characters; the first bad one ends the read with
- * "FILE:LINE: what". The threads alive are kept sorted by tid (binary
- * search; insertion and removal move the tail, which happens only when a
- * thread starts or ends). A session that ends without its E line (the
- * recorder was killed) ends at its last sweep, like one that has it.
+ * "FILE:LINE: what". One exception: a T line whose state is not one that
+ * Linux documents for /proc/PID/stat is skipped with a warning (rate
+ * limited, diag_warn_repeat), the thread keeping its state before it. The
+ * threads alive sit unordered in one array, found by tid through a hash
+ * (tid_index.h): each line costs the same however many threads there are;
+ * at a session's end they are sorted by tid once, the order their last
+ * spans come out in. A session that ends without its E line (the recorder
+ * was killed) ends at its last sweep, like one that has it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +73,31 @@ void threads_reader_close(struct threads_reader *r)
     r->f = NULL;
     free(r->live);
     r->live = NULL;
+    tid_index_free(&r->index);
+    diag_repeat_summary(r->path);
+}
+
+/* The states proc(5) documents for the third field of /proc/PID/stat:
+ * R running, S sleeping, D disk sleep, Z zombie, T stopped, t tracing
+ * stop, X and x dead, K wakekill, W waking or paging, P parked, I idle. */
+static int linux_state(const char *s)
+{
+    return strlen(s) == 1 && strchr("RSDZTtXxKWPI", s[0]) != NULL;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+    const struct threads_live *x = a, *y = b;
+    return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The session ends: its threads' last spans come out in tid order. */
+static void start_closing(struct threads_reader *r)
+{
+    if (r->nlive > 1)
+        qsort(r->live, (size_t)r->nlive, sizeof *r->live, by_tid);
+    tid_index_clear(&r->index);
+    r->closing = 0;
 }
 
 /* Splits line into at most max fields at single spaces. */
@@ -119,19 +148,6 @@ static int token(struct threads_reader *r, const char *s, const char *what, size
     return 0;
 }
 
-static long find(const struct threads_reader *r, long tid, int *found)
-{
-    long lo = 0, hi = r->nlive;
-    while (lo < hi) {
-        long mid = (lo + hi) / 2;
-        if (r->live[mid].tid < tid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = lo < r->nlive && r->live[lo].tid == tid;
-    return lo;
-}
 
 /* Fills span from a live thread's current state over [since, until];
  * 1 when it has positive length. */
@@ -200,7 +216,7 @@ static int handle(struct threads_reader *r, char *line, struct thread_span *span
         if (parse_time(r, f[1], &t) != 0)
             return -1;
         r->in_session = 0;
-        r->closing = 0;
+        start_closing(r);
         return 0;
     }
     if (type == 'S') {
@@ -219,8 +235,8 @@ static int handle(struct threads_reader *r, char *line, struct thread_span *span
     long tid, pid;
     if (parse_long(r, f[1], "tid", 1, 0x7fffffff, &tid) != 0)
         return -1;
-    int found;
-    long at = find(r, tid, &found);
+    long at = tid_index_get(&r->index, tid);
+    int found = at >= 0;
     if (type == 'N') {
         if (parse_long(r, f[2], "pid", 1, 0x7fffffff, &pid) != 0 ||
             token(r, f[3], "name", THREADS_NAME_MAX) != 0)
@@ -234,7 +250,9 @@ static int handle(struct threads_reader *r, char *line, struct thread_span *span
                 r->live = grown;
                 r->cap = cap;
             }
-            memmove(r->live + at + 1, r->live + at, sizeof *r->live * (size_t)(r->nlive - at));
+            at = r->nlive;
+            if (tid_index_put(&r->index, tid, at) != 0)
+                return fail(r, "out of memory");
             r->nlive++;
             memset(&r->live[at], 0, sizeof r->live[at]);
             r->live[at].tid = tid;
@@ -248,12 +266,20 @@ static int handle(struct threads_reader *r, char *line, struct thread_span *span
     struct threads_live *t = &r->live[at];
     int got = take_span(t, edge(r), span);
     if (type == 'X') {
-        memmove(r->live + at, r->live + at + 1, sizeof *r->live * (size_t)(r->nlive - at - 1));
+        tid_index_remove(&r->index, tid);
+        if (at != r->nlive - 1) {       /* the last one takes its place */
+            r->live[at] = r->live[r->nlive - 1];
+            tid_index_set(&r->index, r->live[at].tid, at);
+        }
         r->nlive--;
         return got;
     }
-    if (strlen(f[2]) != 1 || f[2][0] < 'A' || f[2][0] > 'z')
-        return fail(r, "state: expected one letter, got '%.20s'", f[2]);
+    if (!linux_state(f[2])) {
+        /* not a span edge: the thread goes on in the state it had */
+        diag_warn_repeat(r->path, r->line, "%s:%ld: state '%.20s' is not a Linux thread state "
+                         "(R S D Z T t X x K W P I, proc(5)); line ignored", r->path, r->line, f[2]);
+        return 0;
+    }
     if (token(r, f[3], "wchan", THREADS_TOKEN_MAX) != 0 ||
         token(r, f[4], "call", THREADS_TOKEN_MAX) != 0 ||
         token(r, f[5], "fd", THREADS_TOKEN_MAX) != 0)
@@ -285,7 +311,7 @@ int threads_reader_next(struct threads_reader *r, struct thread_span *span)
                 if (ferror(r->f))
                     return fail(r, "read error");
                 r->at_eof = 1;
-                r->closing = 0;
+                start_closing(r);
                 continue;
             }
             r->line++;
@@ -296,7 +322,7 @@ int threads_reader_next(struct threads_reader *r, struct thread_span *span)
                 diag_warn("%s:%ld: truncated last line ignored (the recorder was stopped "
                           "mid-write)", r->path, r->line);
                 r->at_eof = 1;
-                r->closing = 0;
+                start_closing(r);
                 continue;
             }
             line[len - 1] = '\0';
@@ -310,7 +336,7 @@ int threads_reader_next(struct threads_reader *r, struct thread_span *span)
         }
         if (line[0] == 'B' && r->nlive) {
             r->kept = 1;                  /* the last session had no E line: end it first */
-            r->closing = 0;
+            start_closing(r);
             continue;
         }
         r->kept = 0;

@@ -11,7 +11,8 @@
  *   S T_NS                                a sweep, at CLOCK_MONOTONIC T_NS
  *   N TID PID NAME                        thread appeared (or renamed); NAME is
  *                                         comm with bytes outside ! to ~ and \ as \xHH
- *   T TID STATE WCHAN CALL FD             thread's state changed (thread_probe.h)
+ *   T TID STATE WCHAN CALL FD             thread's state changed (thread_probe.h);
+ *                                         STATE one of R S D Z T t X x K W P I
  *   X TID                                 thread gone
  *   ! TEXT                                something could not be read (said once)
  *   E T_NS cpu_ns=N sweeps=N              session ends; the sampler's own CPU time
@@ -29,6 +30,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+#include "tid_index.h"
 
 #define THREADS_FILE_MAGIC "flinch-threads 1\n"
 #define THREADS_FILE_SUFFIX ".threads"
@@ -56,8 +59,9 @@ struct threads_reader {
     int nnotes;
     /* private */
     FILE *f;
-    struct threads_live *live;   /* threads seen, sorted by tid */
+    struct threads_live *live;   /* threads alive, unordered (sorted by tid while closing) */
     long nlive, cap;
+    struct tid_index index;      /* tid -> its place in live */
     int64_t last_sweep, prev_sweep;
     int in_session, have_sweep;
     long closing;                /* >= 0: emitting the live threads' last spans */
