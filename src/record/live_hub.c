@@ -38,6 +38,7 @@ int live_hub_open(struct live_hub *h, const struct live_hub_opts *o, const char 
 {
     memset(h, 0, sizeof *h);
     h->pipe_r = h->pipe_w = -1;
+    live_counts_init(&h->counts);
     h->o = *o;
     h->on = o->metrics || o->metrics_file || o->live;
     if (!h->on)
@@ -93,6 +94,7 @@ void live_hub_gpus(struct live_hub *h, const struct nvml_lib *nvml, const struct
 static void tee_row(void *arg, const char *row, size_t len)
 {
     struct live_hub *h = arg;
+    live_counts_row(&h->counts, row, len);
     ssize_t n;
     do
         n = write(h->pipe_w, row, len);
@@ -109,6 +111,11 @@ static void publish(struct live_hub *h, int final)
     if (!to_srv && !to_file)
         return;
     h->s->st.live_rows_dropped = __atomic_load_n(&h->dropped, __ATOMIC_RELAXED);
+    struct live_counts c;
+    live_counts_load(&h->counts, &c);
+    h->s->st.samples = c.samples;
+    h->s->st.ticks_skipped = c.ticks_skipped;
+    h->s->st.marks_received = c.marks;
     if (h->fifo)
         h->s->st.marks_rejected = mark_fifo_rejected(h->fifo);
     size_t len;
@@ -156,8 +163,10 @@ static int on_window(void *arg, int def, long nth, const struct window *w, const
     return EXIT_OK;
 }
 
-/* Gauges and counters from one row. A flinch_gpu identity row names its
- * GPU's UUID (a GPU that joins later, --gpu auto, gets it this way). */
+/* Gauges from one row (the counters of rows are the tee's, live_counts.h:
+ * this row may be one of few that got through a full feed). A flinch_gpu
+ * identity row names its GPU's UUID (a GPU that joins later, --gpu auto,
+ * gets it this way). */
 static void row_metrics(struct metrics_state *s, const struct trace_row *r)
 {
     if (r->type == TRACE_EVENT && trace_event_is(r->label, EVENT_GPU) && r->gpu >= 0) {
@@ -177,22 +186,8 @@ static void row_metrics(struct metrics_state *s, const struct trace_row *r)
             g->sm_active_pct = NAN;        /* GPM stopped: no latest value any more */
         return;
     }
-    if (r->type == TRACE_MARK) {
-        if (!isnan(r->v[COL_ARRIVAL_MONO_NS]))
-            s->marks_received++;
-        return;
-    }
     if (r->type != TRACE_SAMPLE)
         return;
-    s->samples++;
-    double tick = r->v[COL_TICK];
-    if (!isnan(tick)) {
-        int64_t t = (int64_t)tick;
-        if (s->last_tick >= 0 && t > s->last_tick + 1)
-            s->ticks_skipped += t - s->last_tick - 1;
-        if (t > s->last_tick)
-            s->last_tick = t;
-    }
     struct metrics_gpu *g = r->gpu >= 0 ? metrics_gpu(s, r->gpu) : NULL;
     if (!g)
         return;

@@ -4,7 +4,8 @@
  *
  * Owns: a copy of every trace row as it is written (the CSV writer's tee:
  * one non-blocking write of the whole row to a pipe, so a full pipe drops
- * the copy and counts it, never delaying a sample or a mark), and the hub
+ * the copy and counts it, never delaying a sample or a mark; the trace's
+ * own counters are counted there too, live_counts.h), and the hub
  * thread that reads that pipe with the trace reader, feeds analyze's own
  * code (live_windows.h), keeps the metric state, prints a line per finished
  * window, and publishes the exposition (at most every LIVE_PUBLISH_MS to
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "csv_writer.h"
+#include "live_counts.h"
 #include "metrics_http.h"
 #include "window_def.h"
 
@@ -47,6 +49,7 @@ struct live_hub {
     struct csv_out *csv;
     struct mark_fifo *fifo;
     long long dropped;            /* rows the tee could not pass on (atomic) */
+    struct live_counts counts;    /* the trace's samples, ticks skipped, marks (the tee's) */
     struct live_hub_state *s;     /* hub thread only, once started */
 };
 

@@ -22,7 +22,6 @@ void metrics_state_init(struct metrics_state *s, const char *host)
     memset(s, 0, sizeof *s);
     snprintf(s->version, sizeof s->version, "%s", FLINCH_VERSION);
     snprintf(s->host, sizeof s->host, "%s", host ? host : "");
-    s->last_tick = -1;
 }
 
 struct metrics_gpu *metrics_gpu(struct metrics_state *s, int index)

@@ -58,13 +58,13 @@ struct metrics_state {
     char host[256];
     int ngpu;
     struct metrics_gpu gpu[METRICS_MAX_GPUS];
+    /* the trace's own counts (live_counts.h), set before each render */
     long long samples;                  /* SAMPLE rows */
     long long marks_received;           /* MARK rows that came through the FIFO */
     long long marks_rejected;           /* lines the FIFO refused */
     long long ticks_skipped;            /* ticks the schedule skipped (tick column gaps) */
     long long live_rows_dropped;        /* rows the live analysis never saw */
     long long windows_abandoned;        /* windows dropped unfinished (live_windows.h) */
-    int64_t last_tick;                  /* -1 before the first */
     int nwin;
     struct metrics_window win[METRICS_MAX_WINDOWS];
     int range_cap;                      /* names with their own series; 0: no range metrics */
