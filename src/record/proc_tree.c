@@ -31,12 +31,18 @@ struct pstat {
     unsigned long long utime, stime, cutime, cstime, start;
 };
 
-/* /proc/PID/stat, fields after the last ')' (comm may hold anything). */
+/* /proc/PID/stat, fields after the last ')' (comm may hold anything).
+ * 0; -1 when the process is gone; -2 when the file could not be read for
+ * another reason (out of descriptors: EMFILE, ENFILE), which says nothing
+ * about the process. */
 static int read_pstat(pid_t pid, struct pstat *s)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (read_file(path, buf, sizeof buf) <= 0)
+    ssize_t n = read_file(path, buf, sizeof buf);
+    if (n < 0 && errno != ENOENT && errno != ESRCH)
+        return -2;
+    if (n <= 0)
         return -1;
     char *p = strrchr(buf, ')');
     if (!p || p[1] != ' ')
@@ -239,7 +245,13 @@ void proc_tree_read(struct proc_tree *t, int64_t now_ns, int64_t *cpu_ns, int *p
     for (int i = 0; i < t->nmember; i++) {
         struct proc_member *m = &t->member[i];
         struct pstat s;
-        m->seen = read_pstat(m->pid, &s) == 0 && (m->start_ticks == 0 || s.start == m->start_ticks);
+        int rc = read_pstat(m->pid, &s);
+        if (rc == -2) {
+            m->seen = 1;               /* unread, not gone: its last reading counts */
+            sum += m->own_ns + m->reaped_ns;
+            continue;
+        }
+        m->seen = rc == 0 && (m->start_ticks == 0 || s.start == m->start_ticks);
         if (!m->seen)
             continue;
         m->start_ticks = s.start;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fd_budget.h"
 #include "proc_watch.h"
 
 /* Reads a small /proc file whole into buf (NUL-terminated); path is
@@ -165,10 +166,18 @@ int proc_watch_read(struct proc_watch *w, int64_t *cpu_ns, char *state)
     }
     int64_t now_cpu;
     int cpu_ok = read_cpu_ns(w, &now_cpu) == 0;
+    int cpu_short = !cpu_ok && fd_budget_exhausted(errno);
     char now_state;
     unsigned long long start_ticks;
-    int stat_ok = read_stat(w->pid, &now_state, &start_ticks) == 0
-                  && start_ticks == w->start_ticks;
+    int stat_rc = read_stat(w->pid, &now_state, &start_ticks);
+    if (cpu_short || (stat_rc != 0 && errno != ENOENT && errno != ESRCH)) {
+        /* not read (no descriptor left, or another error): nothing is
+         * known this time, which is not an exit */
+        *cpu_ns = w->last_cpu_ns;
+        *state = '?';
+        return -1;
+    }
+    int stat_ok = stat_rc == 0 && start_ticks == w->start_ticks;
 
     if (stat_ok && cpu_ok && now_cpu >= w->last_cpu_ns)
         w->last_cpu_ns = now_cpu;

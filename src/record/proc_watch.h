@@ -31,7 +31,10 @@ int proc_watch_open(struct proc_watch *w, pid_t pid);
 
 /* Reads CPU time (ns, all threads) and state ('R', 'S', 'D', 'Z'...).
  * Returns 0, or 1 when the process has exited (state 'X', cpu_ns unchanged
- * from the last good read, w->exited set). */
+ * from the last good read, w->exited set), or -1 when it could not be read
+ * this time for another reason than its being gone (out of descriptors:
+ * EMFILE, ENFILE; only ENOENT/ESRCH mean gone): nothing is known, the
+ * process is not taken for exited. */
 int proc_watch_read(struct proc_watch *w, int64_t *cpu_ns, char *state);
 
 #endif

@@ -435,7 +435,7 @@ int recorder_run(const struct record_opts *o)
         }
     }
     if (r->watching && o->threads_ms > 0)
-        r->threads = thread_sampler_start(o->out, r->proc.pid, o->threads_ms, NULL);
+        r->threads = thread_sampler_start(o->out, r->proc.pid, o->threads_ms, NULL, &r->csv, r->ncols);
     if (r->watching)
         r->have_cgroup = cgroup_cpu_open(&r->cgroup, r->proc.pid, o->cgroup_root) == 0;
     recorder_enable_proc_util(r);

@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fd_budget.h"
 #include "thread_probe.h"
 
 #define FD_SET_MAX 64
@@ -242,18 +243,19 @@ void thread_files_close(struct thread_files *f)
 }
 
 /* Reads dir/name through the kept descriptor *fd, opening it first when
- * it is not open (and keeping it when the open succeeds). -1 with errno. */
-static ssize_t read_kept(const char *dir, const char *name, int *fd, char *buf, size_t size)
+ * it is not open: kept open when keep, else closed after the read. -1
+ * with errno. */
+static ssize_t read_kept(const char *dir, const char *name, int keep, int *fd, char *buf,
+                         size_t size)
 {
     if (*fd < 0) {
         char path[160];
         snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (!keep)
+            return read_file(path, buf, size);
         *fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (*fd < 0) {
-            if (errno == EMFILE || errno == ENFILE)
-                return read_file(path, buf, size);
+        if (*fd < 0)
             return -1;
-        }
     }
     ssize_t n = pread(*fd, buf, size - 1, 0);
     if (n < 0)
@@ -263,27 +265,40 @@ static ssize_t read_kept(const char *dir, const char *name, int *fd, char *buf, 
 }
 
 /* wchan: a symbol name, or "0" when the thread is running or the kernel
- * hides it; either way "-" here. */
-static void read_wchan(const char *dir, int *fd, unsigned *denied, char *out, size_t cap)
+ * hides it; either way "-" here. -1 when no descriptor was left to read it. */
+static int read_wchan(const char *dir, int keep, int *fd, unsigned *denied, char *out, size_t cap)
 {
     char buf[THREAD_TOKEN_MAX];
     snprintf(out, cap, "-");
     if (*denied & PROBE_NO_WCHAN)
-        return;
-    if (read_kept(dir, "wchan", fd, buf, sizeof buf) < 0) {
+        return 0;
+    if (read_kept(dir, "wchan", keep, fd, buf, sizeof buf) < 0) {
+        if (fd_budget_exhausted(errno))
+            return -1;
         if (errno == ENOENT || errno == EACCES || errno == EPERM)
             *denied |= PROBE_NO_WCHAN;
-        return;
+        return 0;
     }
     size_t len = strcspn(buf, " \t\r\n");
     buf[len] = '\0';
     if (len == 0 || strcmp(buf, "0") == 0)
-        return;
+        return 0;
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)buf[i] <= ' ' || (unsigned char)buf[i] > '~')
             buf[i] = '_';
     if (len < cap)
         memcpy(out, buf, len + 1);
+    return 0;
+}
+
+/* A read failed (errno): what it says about the thread. The schedstat
+ * reading is forgotten, so the next probe reads everything again. */
+static int read_failed(struct thread_files *files)
+{
+    files->have_sched = 0;
+    if (errno == ENOENT || errno == ESRCH)
+        return THREAD_PROBE_GONE;
+    return fd_budget_exhausted(errno) ? THREAD_PROBE_NO_FD : THREAD_PROBE_FAILED;
 }
 
 /* A sleeping thread that has not run is not read again for this many
@@ -302,8 +317,10 @@ int thread_probe(const char *proc_root, pid_t pid, pid_t tid, enum syscall_arch 
     char dir[96], buf[1024];
     snprintf(dir, sizeof dir, "%s/%d/task/%d", proc_root, (int)pid, (int)tid);
     unsigned long long run_ns = 0, slices = 0;
-    int have_sched = read_kept(dir, "schedstat", &files->sched_fd, buf, sizeof buf) > 0 &&
-                     sscanf(buf, "%llu %*u %llu", &run_ns, &slices) == 2;
+    ssize_t n = read_kept(dir, "schedstat", files->keep, &files->sched_fd, buf, sizeof buf);
+    if (n < 0 && fd_budget_exhausted(errno))
+        return read_failed(files);
+    int have_sched = n > 0 && sscanf(buf, "%llu %*u %llu", &run_ns, &slices) == 2;
     int idle = prev && have_sched && files->have_sched && run_ns == files->run_ns &&
                slices == files->slices;
     files->have_sched = have_sched;
@@ -316,9 +333,11 @@ int thread_probe(const char *proc_root, pid_t pid, pid_t tid, enum syscall_arch 
         return 0;
     }
     files->quiet_probes = 0;
-    if (read_kept(dir, "stat", &files->stat_fd, buf, sizeof buf) <= 0 ||
-        thread_parse_stat(buf, out->name, sizeof out->name, &out->state) != 0)
-        return -1;
+    n = read_kept(dir, "stat", files->keep, &files->stat_fd, buf, sizeof buf);
+    if (n < 0)
+        return read_failed(files);
+    if (n == 0 || thread_parse_stat(buf, out->name, sizeof out->name, &out->state) != 0)
+        return THREAD_PROBE_GONE;     /* torn down while read */
     if (idle && is_sleeping(prev->state) && is_sleeping(out->state)) {
         memcpy(out->wchan, prev->wchan, sizeof out->wchan);
         memcpy(out->call, prev->call, sizeof out->call);
@@ -330,12 +349,15 @@ int thread_probe(const char *proc_root, pid_t pid, pid_t tid, enum syscall_arch 
     snprintf(out->wchan, sizeof out->wchan, "-");
     if (!is_sleeping(out->state))
         return 0;
-    read_wchan(dir, &files->wchan_fd, denied, out->wchan, sizeof out->wchan);
+    if (read_wchan(dir, files->keep, &files->wchan_fd, denied, out->wchan, sizeof out->wchan) != 0)
+        return read_failed(files);
     if (*denied & (PROBE_NO_SYSCALL | PROBE_NO_SYSCALL_FILE)) {
         snprintf(out->call, sizeof out->call, "?");
         return 0;
     }
-    if (read_kept(dir, "syscall", &files->sys_fd, buf, sizeof buf) < 0) {
+    if (read_kept(dir, "syscall", files->keep, &files->sys_fd, buf, sizeof buf) < 0) {
+        if (fd_budget_exhausted(errno))
+            return read_failed(files);
         if (errno == EACCES || errno == EPERM) {
             *denied |= PROBE_NO_SYSCALL;
             snprintf(out->call, sizeof out->call, "?");
@@ -349,7 +371,7 @@ int thread_probe(const char *proc_root, pid_t pid, pid_t tid, enum syscall_arch 
         char path[128];
         snprintf(path, sizeof path, "%s/stat", dir);
         if (access(path, F_OK) != 0)
-            return -1;
+            return THREAD_PROBE_GONE;
         *denied |= PROBE_NO_SYSCALL_FILE;
         snprintf(out->call, sizeof out->call, "?");
         return 0;

@@ -28,9 +28,11 @@ struct thread_state {
 };
 
 /* The files of one thread the sampler keeps open between sweeps: pread on
- * an open /proc file costs a third of open+read+close. -1: not open (then
- * each read opens the file by path, e.g. once descriptors run out). */
+ * an open /proc file costs a third of open+read+close. Only threads the
+ * sampler's descriptor budget admits keep them (keep); for the others each
+ * read opens the file by path, reads it and closes it. -1: not open. */
 struct thread_files {
+    int keep;                           /* 1: open files stay open between probes */
     int stat_fd, sched_fd, wchan_fd, sys_fd;
     unsigned long long run_ns, slices;  /* from schedstat at the last probe */
     int have_sched;
@@ -47,6 +49,13 @@ void thread_files_close(struct thread_files *f);
 #define PROBE_NO_WCHAN   0x4   /* wchan missing or always "0" */
 #define PROBE_NO_SYSCALL_FILE 0x8 /* no syscall file (kernel without CONFIG_HAVE_ARCH_TRACEHOOK) */
 
+/* thread_probe's answers other than 0. Only a missing file (ENOENT,
+ * ESRCH, or an empty stat) means the thread is gone; a read that failed
+ * for lack of descriptors or another error says nothing about it. */
+#define THREAD_PROBE_GONE   (-1)
+#define THREAD_PROBE_NO_FD  (-2)   /* EMFILE, ENFILE: nothing read */
+#define THREAD_PROBE_FAILED (-3)   /* another read error: nothing read */
+
 /* Reads thread tid of process pid under proc_root ("/proc"). *denied holds
  * PROBE_* bits already known for this process (files not tried again) and
  * gains those found now. prev: the thread's state at the last probe with
@@ -60,7 +69,7 @@ void thread_files_close(struct thread_files *f);
  * on every tenth probe. So a thread woken but kept off the CPUs may show
  * its old wait for up to ten sweeps; with a free CPU that lasts
  * microseconds. An idle thread costs one pread of schedstat.
- * 0, or -1 when the thread is gone. */
+ * 0 with *out filled, or a THREAD_PROBE_* code (then *out means nothing). */
 int thread_probe(const char *proc_root, pid_t pid, pid_t tid, enum syscall_arch arch,
                  unsigned *denied, struct thread_files *files, const struct thread_state *prev,
                  struct thread_state *out);

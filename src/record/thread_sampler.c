@@ -14,6 +14,14 @@
  * What cannot be read is said once per kind (a `!` line in the file and a
  * warning on stderr), and the probe stops trying it for that process. A
  * write error stops the sampler after one warning; the trace goes on.
+ *
+ * Descriptors: only the first keep_max threads keep their /proc files
+ * open (fd_budget.h leaves FD_BUDGET_RESERVE to the rest of the
+ * recorder); the others are opened, read and closed every sweep. A thread
+ * that cannot be read for lack of descriptors (or another error than
+ * ENOENT/ESRCH) is skipped, never reported gone: it keeps its last state
+ * and is counted (thread_skips.h). A spare descriptor lets the task
+ * directory be listed even then, so the new threads are counted too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,16 +31,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "diag.h"
+#include "fd_budget.h"
 #include "thread_probe.h"
 #include "thread_sampler.h"
+#include "thread_skips.h"
 #include "threads_file.h"
+#include "threads_out.h"
 
 #define MAX_PIDS 4096
 
@@ -76,7 +85,19 @@ struct thread_sampler {
     size_t len, cap;
     int failed;
     long long sweeps;
+    long keep_max, keepers;      /* threads allowed to keep files open, and keeping them */
+    int spare;                   /* /dev/null, given up to list a task directory */
+    struct thread_skips skips;
 };
+
+/* Closes a thread's files and gives back its place among the keepers. */
+static void release_files(struct thread_sampler *s, struct thread_files *f)
+{
+    if (f->keep)
+        s->keepers--;
+    thread_files_close(f);
+    f->keep = 0;
+}
 
 static void append(struct thread_sampler *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -161,8 +182,9 @@ static void say_once(struct thread_sampler *s, unsigned bits, pid_t pid)
 }
 
 /* Probes one thread into the next slot of cur[]: o is its entry from the
- * last sweep (its files move over), or NULL for a new thread. 0, or -1
- * when the thread is gone. */
+ * last sweep (its files move over), or NULL for a new thread. 0; -1 when
+ * the thread is gone; 1 when it could not be read (counted; a known
+ * thread keeps its last state in cur[], a new one is left out). */
 static int probe_one(struct thread_sampler *s, pid_t pid, pid_t tid, struct known_thread *o,
                      unsigned *denied)
 {
@@ -174,11 +196,25 @@ static int probe_one(struct thread_sampler *s, pid_t pid, pid_t tid, struct know
         thread_files_init(&o->files);         /* moved */
     } else {
         thread_files_init(&k->files);
+        k->files.keep = s->keepers < s->keep_max;
+        s->keepers += k->files.keep;
     }
-    if (thread_probe(s->proc_root, pid, tid, s->arch, denied, &k->files, o ? &o->st : NULL,
-                     &k->st) != 0) {
-        thread_files_close(&k->files);        /* exited meanwhile */
+    int rc = thread_probe(s->proc_root, pid, tid, s->arch, denied, &k->files,
+                          o ? &o->st : NULL, &k->st);
+    if (rc == THREAD_PROBE_GONE) {
+        release_files(s, &k->files);          /* exited meanwhile */
         return -1;
+    }
+    if (rc != 0) {
+        thread_skips_add(&s->skips, rc == THREAD_PROBE_NO_FD ? SKIP_FD_LIMIT : SKIP_UNREADABLE);
+        if (!o) {
+            release_files(s, &k->files);
+            return 1;
+        }
+        k->st = o->st;                        /* not gone: as last seen */
+        k->files.ran = 1;                     /* unknown: list the task directory */
+        s->ncur++;
+        return 1;
     }
     if (!o || strcmp(o->st.name, k->st.name) != 0)
         append(s, "N %d %d %s\n", (int)tid, (int)pid, k->st.name);
@@ -190,10 +226,13 @@ static int probe_one(struct thread_sampler *s, pid_t pid, pid_t tid, struct know
     return 0;
 }
 
+/* Whether cur[] has room for one more thread; when not, that thread is
+ * counted as skipped. */
 static int room_for_one(struct thread_sampler *s)
 {
     if (s->ncur < THREAD_SAMPLER_MAX_THREADS)
         return 1;
+    thread_skips_add(&s->skips, SKIP_MAX_THREADS);
     if (!s->said_too_many) {
         s->said_too_many = 1;
         append(s, "! more than %d threads: the rest are not sampled\n", THREAD_SAMPLER_MAX_THREADS);
@@ -216,9 +255,13 @@ static void probe_pid(struct thread_sampler *s, pid_t pid, const struct pid_note
 {
     int changed = !last || last->count == 0;
     for (int i = last ? last->start : 0; last && i < last->start + last->count; i++) {
-        if (!room_for_one(s))
-            return;
-        if (probe_one(s, pid, s->old[i].tid, &s->old[i], denied) != 0) {
+        if (!room_for_one(s)) {
+            s->seen[i] = 2;                   /* counted, not gone: no X */
+            changed = 1;
+            continue;
+        }
+        int rc = probe_one(s, pid, s->old[i].tid, &s->old[i], denied);
+        if (rc < 0) {
             changed = 1;
             continue;
         }
@@ -231,24 +274,33 @@ static void probe_pid(struct thread_sampler *s, pid_t pid, const struct pid_note
     char path[300];
     snprintf(path, sizeof path, "%s/%d/task", s->proc_root, (int)pid);
     DIR *d = opendir(path);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && room_for_one(s)) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        pid_t tid = (pid_t)atol(e->d_name);
-        int i = lookup_old(s, tid);
-        if (i >= 0 && s->seen[i])
-            continue;                         /* probed above */
-        struct known_thread *o = i >= 0 && s->old[i].pid == pid ? &s->old[i] : NULL;
-        if (probe_one(s, pid, tid, o, denied) == 0 && o)
-            s->seen[i] = 1;
+    if (!d && fd_budget_exhausted(errno) && s->spare >= 0) {
+        close(s->spare);                      /* its slot lists the directory */
+        s->spare = -1;
+        d = opendir(path);
     }
-    closedir(d);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            pid_t tid = (pid_t)atol(e->d_name);
+            int i = lookup_old(s, tid);
+            if (i >= 0 && s->seen[i])
+                continue;                     /* probed or counted above */
+            if (!room_for_one(s))
+                continue;
+            struct known_thread *o = i >= 0 && s->old[i].pid == pid ? &s->old[i] : NULL;
+            if (probe_one(s, pid, tid, o, denied) >= 0 && o)
+                s->seen[i] = 1;
+        }
+        closedir(d);
+    }
+    if (s->spare < 0)
+        s->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-static void sweep(struct thread_sampler *s)
+static void sweep(struct thread_sampler *s, int final)
 {
     int64_t now = mono_ns();
     pthread_mutex_lock(&s->tree_lock);
@@ -258,6 +310,7 @@ static void sweep(struct thread_sampler *s)
     }
     pthread_mutex_unlock(&s->tree_lock);
     append(s, "S %lld\n", (long long)now);
+    thread_skips_begin(&s->skips);
     s->ncur = 0;
     memset(s->seen, 0, (size_t)s->nold);
     int nnew = 0;
@@ -277,8 +330,14 @@ static void sweep(struct thread_sampler *s)
     for (int i = 0; i < s->nold; i++) {
         if (!s->seen[i])
             append(s, "X %d\n", (int)s->old[i].tid);
-        thread_files_close(&s->old[i].files);
+        release_files(s, &s->old[i].files);
     }
+    unsigned first = thread_skips_end(&s->skips, now, final);
+    for (int r = 0; r < SKIP_REASONS; r++)
+        if ((first & (1u << r)) && r != SKIP_MAX_THREADS) {   /* that one is said below */
+            append(s, "! %s\n", thread_skip_text((enum thread_skip_reason)r));
+            diag_warn("thread states: %s", thread_skip_text((enum thread_skip_reason)r));
+        }
     struct known_thread *t = s->old;
     s->old = s->cur;
     s->cur = t;
@@ -295,7 +354,7 @@ static void *sampler_main(void *arg)
     pthread_mutex_lock(&s->lock);
     while (!s->stop && !s->failed) {
         pthread_mutex_unlock(&s->lock);
-        sweep(s);
+        sweep(s, 0);
         int64_t now = mono_ns();
         next += s->interval_ns;
         if (next < now)
@@ -308,7 +367,7 @@ static void *sampler_main(void *arg)
     }
     pthread_mutex_unlock(&s->lock);
     if (!s->failed)
-        sweep(s);
+        sweep(s, 1);
     struct timespec cpu = { 0, 0 };
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
     append(s, "E %lld cpu_ns=%lld sweeps=%lld\n", (long long)mono_ns(),
@@ -317,39 +376,12 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-/* Opens the threads file: O_NOFOLLOW, a regular file only, and an existing
- * non-empty file must be a threads file (never written over anything else). */
-static int open_threads_file(struct thread_sampler *s)
-{
-    s->fd = open(s->path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
-    if (s->fd < 0) {
-        diag_warn("%s: cannot open for writing: %s; no thread states recorded", s->path,
-                  strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    char head[sizeof THREADS_FILE_MAGIC];
-    size_t mlen = strlen(THREADS_FILE_MAGIC);
-    if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_warn("%s: not a regular file; no thread states recorded", s->path);
-        return -1;
-    }
-    if (st.st_size > 0 && (pread(s->fd, head, mlen, 0) != (ssize_t)mlen ||
-                           memcmp(head, THREADS_FILE_MAGIC, mlen) != 0)) {
-        diag_warn("%s: exists and is not a flinch threads file; left alone, no thread states "
-                  "recorded", s->path);
-        return -1;
-    }
-    fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
-    if (st.st_size == 0)
-        append(s, "%s", THREADS_FILE_MAGIC);
-    return 0;
-}
-
 static void free_sampler(struct thread_sampler *s)
 {
     if (s->fd >= 0)
         close(s->fd);
+    if (s->spare >= 0)
+        close(s->spare);
     for (int i = 0; s->old && i < s->nold; i++)
         thread_files_close(&s->old[i].files);
     free(s->old);
@@ -361,7 +393,8 @@ static void free_sampler(struct thread_sampler *s)
 }
 
 struct thread_sampler *thread_sampler_start(const char *trace_path, pid_t root, int interval_ms,
-                                            const char *proc_root)
+                                            const char *proc_root, struct csv_out *trace,
+                                            int ncols)
 {
     if (clock_is_virtual()) {
         /* the threads live in real time; a virtual stamp would misplace them */
@@ -374,7 +407,9 @@ struct thread_sampler *thread_sampler_start(const char *trace_path, pid_t root, 
         return NULL;
     }
     s->fd = -1;
+    s->spare = -1;
     s->root = root;
+    thread_skips_init(&s->skips, trace, ncols, root);
     s->interval_ns = (int64_t)interval_ms * NS_PER_MS;
     s->arch = syscall_host_arch();
     snprintf(s->proc_root, sizeof s->proc_root, "%s", proc_root ? proc_root : "/proc");
@@ -392,17 +427,20 @@ struct thread_sampler *thread_sampler_start(const char *trace_path, pid_t root, 
         return NULL;
     }
     index_old(s);
-    /* Up to four descriptors per thread are kept open (thread_files): use
-     * the hard limit, and fall back to opening by path beyond it. */
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
-        lim.rlim_cur = lim.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &lim);
-    }
-    if (open_threads_file(s) != 0) {
+    int empty;
+    s->fd = threads_out_open(s->path, &empty);
+    if (s->fd < 0) {
         free_sampler(s);
         return NULL;
     }
+    if (empty)
+        append(s, "%s", THREADS_FILE_MAGIC);
+    /* Up to four descriptors per thread are kept open (thread_files), for
+     * as many threads as the budget allows (the spare taken first). */
+    s->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    s->keep_max = fd_budget_spare() / 4;
+    if (s->keep_max > THREAD_SAMPLER_KEEP_MAX)
+        s->keep_max = THREAD_SAMPLER_KEEP_MAX;
     s->pids[0] = root;
     s->npids = 1;
     s->nfed = -1;
