@@ -206,14 +206,41 @@ static int resolve_est(const struct energy_estimator *e, struct point *p, int64_
     }
 }
 
+void active_free(struct active *act)
+{
+    if (!act)
+        return;
+    free(act->gpu[0]);
+    free(act->gpu[1]);
+    free(act);
+}
+
+/* An edge's points for every GPU stream so far (new ones zeroed: not
+ * resolved yet). 0, or -1 when out of memory. */
+static int grow_points(struct ctx *c, struct active *act, int which)
+{
+    if (act->ngpu_pts[which] >= c->ngpu)
+        return 0;
+    struct point *n = realloc(act->gpu[which], sizeof *n * (size_t)c->ngpu);
+    if (!n)
+        return -1;
+    memset(n + act->ngpu_pts[which], 0, sizeof *n * (size_t)(c->ngpu - act->ngpu_pts[which]));
+    act->gpu[which] = n;
+    act->ngpu_pts[which] = c->ngpu;
+    return 0;
+}
+
 /* Resolves both edges; done[which] tells whether each is complete.
- * -1 when an edge has left the ring. */
+ * -1 when an edge has left the ring (after its message), -2 when out of
+ * memory. */
 static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2])
 {
     for (int which = 0; which < 2; which++) {
         done[which] = act->have[which];
         if (!act->have[which])
             continue;
+        if (grow_points(c, act, which) != 0)
+            return -2;
         for (int s = 0; s < c->ngpu; s++) {
             int rc = resolve_point(&c->gpu[s].ig, &act->gpu[which][s], act->t[which], which, 1, eof,
                                    c->latest_sample_ns);
@@ -315,8 +342,11 @@ int resolve_pending(struct ctx *c, int eof)
     for (long i = 0; i < c->npend; i++) {
         struct active *act = c->pend[i];
         int done[2];
-        if (resolve_active(c, act, eof, done) != 0)
-            return EXIT_USAGE;
+        int rc = resolve_active(c, act, eof, done);
+        if (rc == -2)
+            diag_error("out of memory");
+        if (rc != 0)
+            return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
         if (done[0] && done[1]) {
             if (finish_window(c, act) != 0) {
                 diag_error("out of memory");
@@ -326,7 +356,7 @@ int resolve_pending(struct ctx *c, int eof)
             int kind = act->kind;
             c->act_of[kind][id] = NULL;
             c->nactive--;
-            free(act);
+            active_free(act);
             if (kind == 0 && c->window_done) {
                 int rc = c->window_done(c, id);
                 if (rc != EXIT_OK)

@@ -29,7 +29,7 @@ int finish_trace(struct ctx *c)
         long kept = 0;
         for (long i = 0; i < *n; i++) {
             if (c->act_of[kind][i]) {
-                free(c->act_of[kind][i]);
+                active_free(c->act_of[kind][i]);
                 c->act_of[kind][i] = NULL;
                 if (kind == 0)
                     c->a->unmatched_starts++;
@@ -310,7 +310,7 @@ void free_ctx(struct ctx *c)
     for (int kind = 0; kind < 2; kind++) {
         long n = kind == 0 ? c->a->nwindows : c->nidle;
         for (long i = 0; c->act_of[kind] && i < n; i++)
-            free(c->act_of[kind][i]);
+            active_free(c->act_of[kind][i]);
         free(c->act_of[kind]);
         pairing_free(&c->pair[kind]);
     }

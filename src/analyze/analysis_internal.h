@@ -78,7 +78,9 @@ struct point {
     uint32_t reasons[INTEG_REASON_BITS];
 };
 
-/* A window whose edges are still being gathered. */
+/* A window whose edges are still being gathered. Its GPU points are
+ * allocated as GPUs appear (one per GPU in the trace so far), not for
+ * ANALYSIS_MAX_GPUS: an open start costs a few hundred bytes, not 37 KB. */
 struct active {
     int kind;                      /* 0: a window; 1: an --idle-window window */
     long id;
@@ -86,9 +88,11 @@ struct active {
     int64_t t[2];
     long line[2];
     int pending;                   /* in ctx.pend */
-    struct point gpu[2][ANALYSIS_MAX_GPUS];
+    struct point *gpu[2];          /* per GPU stream, ngpu_pts[which] of them */
+    int ngpu_pts[2];
     struct point host[2];
 };
+void active_free(struct active *act);
 
 struct ctx {
     const struct analysis_options *opt;

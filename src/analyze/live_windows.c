@@ -131,7 +131,7 @@ static void drop_oldest_open(struct live_windows *lw, struct ctx *c)
         }
         c->act_of[0][id] = NULL;
         c->nactive--;
-        free(act);
+        active_free(act);
         lw->abandoned++;
         compact(c, c->hook_arg);         /* counts it with the finished ones */
     }

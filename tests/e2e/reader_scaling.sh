@@ -91,4 +91,27 @@ linear "original trace without host cells: analyze in linear time" "${an[1]}" "$
 "$FLINCH" analyze --start infer_start --end first_token --csv o1.csv --format csv >o1.out 2>/dev/null
 expect_eq "original trace: every window" "$(($(wc -l <o1.out) - 1))" "$w"
 
+# start marks that never close: each cost 37 KB (a point per possible GPU);
+# 10,000 of them took 370 MB, now a few KB each (the window record)
+"$HELPERS/gen_trace" --rows 2000 --windows 1 --out base.csv
+awk -F, -v n=10000 'NR == 1 { print; next }
+  $3 == "MARK" && $4 == "infer_start" { tmpl = $0 }
+  { print }
+  $3 == "MARK" && $4 == "first_token" { after = 1; next }
+  after && $3 == "SAMPLE" && done < n {
+    split(tmpl, f, ","); f[1] = $1; f[2] = $2
+    for (j = 0; j < 8 && done < n; j++) {
+      s = f[1]; for (i = 2; i <= length(f); i++) s = s "," f[i]; print s; done++ } }' base.csv >open.csv
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f '%M' -o rss.txt "$FLINCH" analyze --start infer_start --end first_token \
+    --csv open.csv >open.out 2>/dev/null
+  expect_eq "10,000 open starts: exit 0" "$?" 0
+  expect_match "10,000 open starts: all unmatched" "unmatched_starts=10000" "$(cat open.out)"
+  rss=$(tail -1 rss.txt)
+  if [ "$rss" -lt 120000 ]; then ok "10,000 open starts: $rss KB"
+  else notok "10,000 open starts: $rss KB (over 120 MB: tens of KB each)"; fi
+else
+  skip "10,000 open starts: memory" "no /usr/bin/time"
+fi
+
 [ "$fails" -eq 0 ]
