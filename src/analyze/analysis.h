@@ -171,6 +171,11 @@ struct window {
     struct pcie_traffic pcie;    /* all GPUs' host<->GPU bytes; copy_* over w->bd's waiting segments */
     double top_thread_cores;     /* busiest thread's mean share of one core while no GPU computed, NAN if none */
     char top_thread[40];         /* its "TID name", "" if unknown */
+    /* The CPU side (cpu_side.h): whether the trace has the traced tree, the
+     * tree's run-queue delay in the window (NAN: not recorded), and the
+     * host-cpu ms that were the job starved of a CPU / the host saturated. */
+    int cpu_tree_known;
+    double cpu_runq_ms, cpu_starved_ms, cpu_saturated_ms;
     struct window_tape *tape;    /* private: the samples of the window until the breakdown is made */
     enum verdict verdict;
     char evidence[EVIDENCE_MAX]; /* "power 63 W = idle 60 W + 2% of the busy range; gpu util 0%; cpu 3%" */

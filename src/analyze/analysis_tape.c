@@ -131,6 +131,7 @@ int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
     memset(&h, 0, sizeof h);
     h.t = r->t_mono_ns;
     h.proc_cpu_s = cpu / 1e9;
+    h.runq_s = r->v[COL_PROC_TREE_RUNQ_NS] / 1e9;
     h.host_cpu_pct = (float)r->v[COL_HOST_CPU_BUSY_PCT];
     h.top_thread_cores = (float)r->v[COL_PROC_TOP_THREAD_CORES];
     h.top_thread = thread_name_index(c, r->proc_top_thread);

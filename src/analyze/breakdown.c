@@ -4,9 +4,9 @@
  * The per-GPU busy/idle timeline is breakdown_gpu.c's, the timeline and
  * edge-walk primitives breakdown_timeline.c's (breakdown_internal.h).
  *
- * The CPU side: the traced process tree is busy over a sample interval when
- * its CPU time grew by >= proc_busy_cores per second; the whole host counts
- * only when saturated (host_cpu_busy_pct >= cpu_busy_pct, 90 by default).
+ * The CPU side (cpu_side.h): with a traced process tree, its own running
+ * and run-queue time over each sample interval; without one, the whole
+ * host when saturated (host_cpu_busy_pct >= cpu_busy_pct, 90 by default).
  * At an instant the window is compute when any GPU is busy, else
  * not-recorded when a GPU had not joined the recording yet (--gpu auto: no
  * evidence of what it did), else host-cpu when the CPU side is busy, else
@@ -18,26 +18,44 @@
 #include <string.h>
 
 #include "breakdown_internal.h"
+#include "cpu_side.h"
+#include "segment_merge.h"
 
-/* The CPU side: busy over (t[j-1], t[j]] from the tree's CPU rate or a
- * saturated host. */
+/* The CPU side over (t[j-1], t[j]] (cpu_side.h): the traced tree's own
+ * running and run-queue time when the trace has the tree, else the host's
+ * saturation. The window's run-queue delay into *runq_ms (NAN: none
+ * recorded). The host's figure resolves no edge finer than its trailing
+ * 100 ms: without a tree, shorter segments are merged (a host hovering
+ * around the threshold flapped in 6-9 pieces). */
 static int cpu_timeline(const struct analysis_options *o, const struct host_sample *h, long n,
-                        double t0, double d, struct timeline *out)
+                        double t0, double d, struct timeline *out, int *tree_known, double *runq_ms)
 {
-    int rc = 0;
+    int rc = 0, known = 0;
+    double *rq = cpu_side_runq_rates(h, n);
+    if (!rq)
+        return -1;
+    *runq_ms = NAN;
+    for (long j = 0; j < n; j++)
+        known |= !isnan(h[j].proc_cpu_s);
     for (long j = 1; j < n && rc == 0; j++) {
         double a = ((double)h[j - 1].t - t0) / 1e6, b = ((double)h[j].t - t0) / 1e6;
         if (b <= 0 && j + 1 < n)
             continue;
         double dt = (double)(h[j].t - h[j - 1].t) / 1e9;
-        double rate = (h[j].proc_cpu_s - h[j - 1].proc_cpu_s) / dt;
-        int busy = (!isnan(rate) && rate >= o->proc_busy_cores)
-                   || (!isnan(h[j].host_cpu_pct) && h[j].host_cpu_pct >= o->cpu_busy_pct);
-        rc = tl_push(out, out->n ? fmax(a, 0) : 0, (b - a) / 2, busy ? ST_BUSY : ST_IDLE);
+        struct cpu_interval c = { (h[j].proc_cpu_s - h[j - 1].proc_cpu_s) / dt, rq[j], h[j].host_cpu_pct };
+        double inside = fmin(b, d) - fmax(a, 0);
+        if (!isnan(c.runq_cores) && inside > 0)
+            *runq_ms = (isnan(*runq_ms) ? 0 : *runq_ms) + c.runq_cores * inside;
+        unsigned char st = cpu_side_decide(o->proc_busy_cores, o->cpu_busy_pct, known, &c);
+        rc = tl_push(out, out->n ? fmax(a, 0) : 0, (b - a) / 2, st);
         if (a >= d)
             break;
     }
+    free(rq);
     tl_close(out, d);
+    if (!known)
+        segment_merge_short(out, CPU_HOST_PCT_RES_MS);
+    *tree_known = known;
     return rc;
 }
 
@@ -70,7 +88,7 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
             unrec |= tl_at(&gpus[g], mid) == ST_UNREC;
         }
         enum time_class c = busy ? CLASS_COMPUTE : unrec ? CLASS_NOT_RECORDED
-                            : tl_at(cpu, mid) == ST_BUSY ? CLASS_HOST_CPU : CLASS_WAITING;
+                            : cpu_side_busy(tl_at(cpu, mid)) ? CLASS_HOST_CPU : CLASS_WAITING;
         rc = tl_push(&cls, ew.prev, ew.prev_res, (unsigned char)c);
         ew.prev = next;
         ew.prev_res = next_res;
@@ -177,6 +195,9 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     memset(&w->bd, 0, sizeof w->bd);
     w->top_thread_cores = NAN;
     w->top_thread[0] = '\0';
+    w->cpu_tree_known = 0;
+    w->cpu_runq_ms = NAN;
+    w->cpu_starved_ms = w->cpu_saturated_ms = 0;
     const struct window_tape *wt = w->tape;
     if (!wt)
         return;
@@ -186,7 +207,8 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     struct timeline cpu = { 0 };
     struct timeline *gtl = calloc((size_t)(w->ngpu ? w->ngpu : 1), sizeof *gtl);
     double *base = calloc((size_t)(w->ngpu ? w->ngpu : 1), sizeof *base);
-    int ok = gtl && base && cpu_timeline(o, wt->host, wt->nhost, t0, d, &cpu) == 0;
+    int ok = gtl && base && cpu_timeline(o, wt->host, wt->nhost, t0, d, &cpu, &w->cpu_tree_known,
+                                         &w->cpu_runq_ms) == 0;
     double window_base = 0, unrec_longest = 0;
     int any = 0, unrec_gpu = -1;
     for (int i = 0; ok && i < w->ngpu; i++) {
@@ -234,6 +256,8 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     w->bd.not_recorded_gpu = unrec_gpu;
     if (ok && any)
         top_thread(w, wt->host, wt->nhost, t0, d, names, nnames);
+    if (ok && any)
+        cpu_side_overlap(&cpu, &w->bd, &w->cpu_starved_ms, &w->cpu_saturated_ms);
     if (!ok || !any)
         memset(&w->bd, 0, sizeof w->bd);
     for (int i = 0; gtl && i < w->ngpu; i++)

@@ -38,6 +38,7 @@ struct gpu_sample {
 struct host_sample {
     int64_t t;
     double proc_cpu_s;         /* the traced tree's CPU time (proc_tree_cpu_ns, else proc_cpu_ns) */
+    double runq_s;             /* its run-queue delay (proc_tree_runq_ns); NAN on rows without */
     float host_cpu_pct;        /* over the interval before t */
     float top_thread_cores;    /* over the interval before t */
     short top_thread;          /* index into the analysis' thread names, -1 if none */

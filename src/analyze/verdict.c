@@ -14,6 +14,7 @@
 
 #include "analysis_internal.h"
 #include "breakdown.h"
+#include "segment_merge.h"
 #include "verdict.h"
 
 void power_hist_add(struct power_hist *h, double watts)
@@ -148,21 +149,57 @@ static const char *inconclusive_reason(const struct window *w)
 }
 
 /* "41% waiting (300 ms), then 59% compute (424 ms), edges +-1 ms": the
- * classes in order of first appearance. */
+ * classes in order of first appearance; "then" only when they really come
+ * one after another, else "37% waiting (93 ms), 63% host-cpu (160 ms),
+ * interleaved" (segment_merge.h). */
 static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *buf, size_t cap, size_t len)
 {
-    int seen[CLASS_COUNT] = { 0 };
+    int seen[CLASS_COUNT] = { 0 }, nclass = 0;
+    int in_order = segments_in_order(bd);
     const char *sep = "";
     for (int i = 0; i < bd->nseg && len < cap; i++) {
         enum time_class k = bd->seg[i].cls;
         if (seen[k]++)
             continue;
+        nclass++;
         len += (size_t)snprintf(buf + len, cap - len, "%s%.0f%% %s (%.0f ms)", sep,
                                 100 * bd->ms[k] / dur_ms, time_class_name(k), bd->ms[k]);
-        sep = ", then ";
+        sep = in_order ? ", then " : ", ";
     }
+    if (!in_order && nclass > 1 && len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, ", interleaved");
     if (len < cap)
         len += (size_t)snprintf(buf + len, cap - len, ", edges +-%.0f ms", bd->resolution_ms);
+    return len;
+}
+
+/* Whose CPU the host-cpu time was (cpu_side.h). A starved job: its threads'
+ * run-queue delay, and whether the host was saturated (then other processes
+ * held the CPUs; which ones is not recorded: naming them would take a scan
+ * of every process every tick). A traced job on a saturated host that was
+ * not host-cpu: the load was not the job's. No traced tree: the job's CPU is
+ * unknown and host-cpu was the whole host's saturation. */
+static size_t cpu_side_text(const struct analysis_options *o, const struct window *w, char *buf,
+                            size_t cap, size_t len)
+{
+    int saturated = !isnan(w->host_cpu_pct) && w->host_cpu_pct >= o->cpu_busy_pct;
+    if (len >= cap || !w->bd.valid)
+        return len;
+    if (w->cpu_tree_known && w->cpu_starved_ms > 0)
+        return len + (size_t)snprintf(buf + len, cap - len, "; CPU-starved %.0f ms: the job's threads "
+                                      "waited %.0f ms for a CPU%s", w->cpu_starved_ms, w->cpu_runq_ms,
+                                      saturated ? " while other processes held them"
+                                                : " (the host not saturated: pinned cores, a CPU quota or "
+                                                  "priority)");
+    if (w->cpu_tree_known && saturated)
+        return len + (size_t)snprintf(buf + len, cap - len, isnan(w->cpu_runq_ms)
+                                      ? "; host saturated by other work, not the job's CPU"
+                                      : "; host saturated by other work, not the job's CPU (its threads "
+                                        "waited %.0f ms for one)", w->cpu_runq_ms);
+    if (!w->cpu_tree_known && w->cpu_saturated_ms > 0)
+        return len + (size_t)snprintf(buf + len, cap - len, "; the job's CPU is unknown (no traced "
+                                      "process: --pid or -- CMD): host-cpu is the whole host >= %.0f%% "
+                                      "busy", o->cpu_busy_pct);
     return len;
 }
 
@@ -203,7 +240,8 @@ static enum verdict power_rule(const struct analysis_options *o, const struct wi
     if (f > o->idle_frac)
         return VERDICT_MIXED;
     int proc_busy = !isnan(w->proc_cores) && w->proc_cores >= o->proc_busy_cores;
-    int host_busy = !isnan(w->host_cpu_pct) && w->host_cpu_pct >= o->cpu_busy_pct;
+    /* with a traced tree only its own CPU counts (cpu_side.h) */
+    int host_busy = isnan(w->proc_cores) && !isnan(w->host_cpu_pct) && w->host_cpu_pct >= o->cpu_busy_pct;
     return proc_busy || host_busy ? VERDICT_HOST_CPU : VERDICT_WAITING;
 }
 
@@ -278,6 +316,8 @@ void verdict_window(const struct analysis_options *o, struct window *w)
         len = add(w->evidence, cap, len, "; cpu %.0f%%", w->host_cpu_pct, 0, 0);
     if (!isnan(w->proc_cores))
         len = add(w->evidence, cap, len, "; process %.2f cores", w->proc_cores, 0, 0);
+    if (!why)
+        len = cpu_side_text(o, w, w->evidence, cap, len);
     if (w->bd.valid && !isnan(w->top_thread_cores) && len < cap) {
         int gil = w->top_thread_cores >= 0.9;
         len += (size_t)snprintf(w->evidence + len, cap - len, "; %s thread '%s' %.2f of a core while no GPU "

@@ -347,6 +347,7 @@ static void cleanup(struct recorder *r)
     csv_out_close(&r->csv);
     host_cpu_close(&r->host);
     proc_tree_close(&r->tree);
+    proc_runq_free(&r->runq);
     gpu_auto_close(&r->autosel);
     cgroup_cpu_close(&r->cgroup);
     for (int i = 0; i < r->ngpu; i++)

@@ -20,6 +20,7 @@
 #include "live_hub.h"
 #include "mark_fifo.h"
 #include "nvml_loader.h"
+#include "proc_runq.h"
 #include "proc_tree.h"
 #include "proc_watch.h"
 #include "rapl.h"
@@ -52,6 +53,8 @@ struct recorder {
     struct proc_tree tree;   /* the watched process and its descendants */
     int have_tree, tree_procs;
     int64_t tree_cpu_ns;
+    struct proc_runq runq;   /* the tree's run-queue delay (proc_tree_runq_ns); runq_rc: last read's */
+    int runq_rc; int64_t runq_ns;
     pid_t tree_pids[PROC_TREE_MAX]; /* this tick's tree pids, sorted (gpu_proc_util, --gpu auto) */
     int ntree_pids;
     struct mark_fifo fifo;

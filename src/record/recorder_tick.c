@@ -46,6 +46,8 @@ static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_
         if (r->have_tree) {
             trace_row_int(base, COL_PROC_TREE_CPU_NS, r->tree_cpu_ns);
             trace_row_int(base, COL_PROC_TREE_PROCS, r->tree_procs);
+            if (r->runq_rc == 1)
+                trace_row_int(base, COL_PROC_TREE_RUNQ_NS, r->runq_ns);
             proc_tree_slow(&r->tree, mono_ns());
             if (r->have_cgroup && cgroup_cpu_read(&r->cgroup) == 1)
                 recorder_write_cgroup(r, 0, mono_ns());
@@ -87,6 +89,17 @@ static void feed_thread_sampler(struct recorder *r)
     thread_sampler_set_tree(r->threads, pids, r->tree.nmember);
 }
 
+/* The tree's run-queue delay, over the members the tree read just found
+ * (proc_runq.h: a pass is skipped when the last one was too recent for its
+ * cost, and the column is then left empty on this row). */
+static void read_runq(struct recorder *r)
+{
+    pid_t pids[PROC_TREE_MAX];
+    for (int i = 0; i < r->tree.nmember; i++)
+        pids[i] = r->tree.member[i].pid;
+    r->runq_rc = proc_runq_read(&r->runq, pids, r->tree.nmember, mono_ns(), &r->runq_ns);
+}
+
 /* See recorder_internal.h.
  *
  * The GPUs are read first, right after the wake-up, and only then the host
@@ -116,6 +129,8 @@ int recorder_sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
         r->proc_rc = proc_watch_read(&r->proc, &r->proc_cpu_ns, &r->proc_state);
         if (r->have_tree)
             proc_tree_read(&r->tree, mono_ns(), &r->tree_cpu_ns, &r->tree_procs);
+        if (r->have_tree)
+            read_runq(r);
         if (r->have_tree && r->threads)
             feed_thread_sampler(r);
         recorder_share_tree_pids(r);

@@ -20,6 +20,7 @@ const char *const trace_column_names[COL_COUNT] = {
     "gpu_sm_active_pct", "gpu_sm_occupancy_pct", "gpu_tensor_active_pct", "gpu_dram_bw_pct",
     "gpu_gpm_span_ns",
     "gpu_proc_sm_pct", "gpu_other_sm_pct", "gpu_proc_util_ts_us",
+    "proc_tree_runq_ns",
 };
 
 void trace_rapl_column_name(const char *domain, char *buf, size_t cap)
@@ -75,4 +76,5 @@ const struct trace_column_range trace_column_ranges[COL_COUNT] = {
     [COL_GPU_PROC_SM_PCT] = { 0, 100 },
     [COL_GPU_OTHER_SM_PCT] = { 0, 100 },
     [COL_GPU_PROC_UTIL_TS_US] = { 0, TRACE_COUNTER_MAX },
+    [COL_PROC_TREE_RUNQ_NS] = { 0, (double)TRACE_NS_MAX },
 };

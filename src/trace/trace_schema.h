@@ -68,6 +68,7 @@ enum trace_column {
     COL_GPU_PROC_SM_PCT,      /* SM % of the traced process tree (per-process samples, ~1 s) */
     COL_GPU_OTHER_SM_PCT,     /* SM % of every other process on the GPU */
     COL_GPU_PROC_UTIL_TS_US,  /* the newest per-process sample's driver timestamp, us since 1970 */
+    COL_PROC_TREE_RUNQ_NS,    /* the tree's threads' run-queue delay (runnable, not running), ns (proc_runq.h) */
     COL_COUNT
 };
 

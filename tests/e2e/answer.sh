@@ -122,7 +122,9 @@ expect_match "straggler: summary pattern" '^verdict=compute  of 1 window: 1 most
 
 # 5. GPU idle, the traced server asleep, unrelated load on half the host's
 # CPUs (host_cpu_busy_pct 50 on every row): waiting, not host-cpu. Then
-# the host saturated (95 %): host-cpu.
+# the host saturated (95 %): still waiting, the job's own CPU decides
+# (cpu_side.h). Without the traced tree's columns (marks from a FIFO, no
+# --pid) the job's CPU is unknown and the saturated host is host-cpu.
 sleep 30 & sleeper=$!
 printf 'at 0 power=75 util=0 clock=345 reasons=0x1\n' >i.scn
 vrec i.scn i.csv 3 --pid $sleeper
@@ -133,8 +135,14 @@ awk -F, -v OFS=, -v c="$col" -v p=50.0 '$3 == "SAMPLE" { $c = p } 1' i.csv >i50.
 awk -F, -v OFS=, -v c="$col" -v p=95.0 '$3 == "SAMPLE" { $c = p } 1' i.csv >i95.csv
 out=$(an i50.csv)
 expect_match "unrelated load on half the CPUs: waiting" '^  verdict=waiting  100% waiting \(724 ms\).*; cpu 50%; process 0\.00 cores' "$out"
-expect_match "saturated host: host-cpu" '^  verdict=host-cpu  100% host-cpu' "$(an i95.csv)"
-expect_match "--cpu-busy-pct 40: half the CPUs count" '^  verdict=host-cpu' "$(an i50.csv --cpu-busy-pct 40)"
+expect_match "saturated host, the traced job asleep: waiting" \
+  "^  verdict=waiting  100% waiting \(724 ms\).*; cpu 95%; process 0\.00 cores; host saturated by other work, not the job's CPU" "$(an i95.csv)"
+notree() { awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^proc_/) c[i] = 1 } NR > 1 { for (i in c) $i = "" } 1' "$1"; }
+notree i95.csv >n95.csv; notree i50.csv >n50.csv
+expect_match "saturated host, no traced tree: host-cpu" \
+  "^  verdict=host-cpu  100% host-cpu .*; the job's CPU is unknown \(no traced process: --pid or -- CMD\): host-cpu is the whole host >= 90% busy" "$(an n95.csv)"
+expect_match "no traced tree, --cpu-busy-pct 40: half the CPUs count" '^  verdict=host-cpu' "$(an n50.csv --cpu-busy-pct 40)"
+expect_match "traced tree, --cpu-busy-pct 40: the host still does not" '^  verdict=waiting' "$(an i50.csv --cpu-busy-pct 40)"
 
 # 6. `record -- sh -c '...'`: the work happens in a child of sh. Real time
 # (CPU rates need it); the GPU idles. The child's CPU counts in

@@ -64,15 +64,16 @@ printf 'at 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' > shared
 prec shared.scn shared.csv "$SIM" -- sh job.sh
 expect_eq "shared GPU: exit 0, no warnings" "$?:$(cat err.txt)" "0:"
 expect_eq "shared GPU: every reading is job 20%, others 60%" "$(readings shared.csv)" "20 60"
-n=$(awk -F, 'NR > 1 && $3 == "SAMPLE" && $(NF-2) != ""' shared.csv | wc -l)
+n=$(awk -F, 'NR > 1 && $3 == "SAMPLE" && $(NF-3) != ""' shared.csv | wc -l)
 check "shared GPU: a reading about every second ($n)" test "$n" -ge 2 -a "$n" -le 4
-expect_match "bytes: a reading row ends ',20,60,<driver us>'" '^[0-9]+,[0-9]+,SAMPLE,.*,20,60,1[0-9]{15}$' \
-  "$(awk -F, '$3 == "SAMPLE" && $(NF-2) != ""' shared.csv | head -n 1)"
-expect_eq "bytes: the other sample rows end with three empty cells" \
-  "$(awk -F, '$3 == "SAMPLE" && $(NF-2) == "" { print substr($0, length($0) - 2) }' shared.csv | sort -u)" ",,,"
+# (the last column, proc_tree_runq_ns, came after these three)
+expect_match "bytes: a reading row ends ',20,60,<driver us>,<runq ns>'" '^[0-9]+,[0-9]+,SAMPLE,.*,20,60,1[0-9]{15},[0-9]*$' \
+  "$(awk -F, '$3 == "SAMPLE" && $(NF-3) != ""' shared.csv | head -n 1)"
+expect_eq "bytes: the other sample rows have the three cells empty" \
+  "$(awk -F, '$3 == "SAMPLE" && $(NF-3) == "" { print "," $(NF-3) "," $(NF-2) "," $(NF-1) }' shared.csv | sort -u)" ",,,"
 # the row's t_wall_ns is taken before the tick's reads: a sample may be
 # newer by as long as those reads took (under 100 ms even on a loaded host)
-ts_ok=$(awk -F, '$3 == "SAMPLE" && $NF != "" { d = $2 / 1000 - $NF; if (d < -100000 || d > 1000000) bad++ } END { print bad + 0 }' shared.csv)
+ts_ok=$(awk -F, '$3 == "SAMPLE" && $(NF-1) != "" { d = $2 / 1000 - $(NF-1); if (d < -100000 || d > 1000000) bad++ } END { print bad + 0 }' shared.csv)
 expect_eq "gpu_proc_util_ts_us is a driver time within the second before its row" "$ts_ok" 0
 # the recorder's rule over the ticks it sampled: the first, then each one
 # 100 or more scheduled ticks after the last read (a skipped tick counts)

@@ -9,7 +9,7 @@ for opt in --out --gpu --interval-ms --seconds --marks-fifo --marks-mode --rapl 
   case "$help" in *"$opt"*) ok "help lists $opt" ;; *) notok "help lists $opt" ;; esac
 done
 
-header='t_mono_ns,t_wall_ns,row_type,label,gpu_power_W,gpu_util_pct,gpu_mem_util_pct,gpu_sm_clock_MHz,gpu_temp_C,rapl_energy_uj,gpu_index,gpu_energy_mJ,gpu_power_instant_W,gpu_mem_used_MiB,gpu_clock_event_reasons,gpu_power_limit_W,host_cpu_busy_pct,tick,late_ns,arrival_mono_ns,proc_pid,proc_cpu_ns,proc_state,mark_attrs,proc_tree_cpu_ns,proc_tree_procs,proc_top_thread_cores,proc_top_thread,gpu_energy_ts_us,gpu_power_instant_ts_us,gpu_pstate,gpu_throttle_power_cap_ns,gpu_throttle_sw_thermal_ns,gpu_throttle_hw_thermal_ns,gpu_throttle_hw_brake_ns,gpu_pcie_tx_bytes,gpu_pcie_rx_bytes,gpu_sm_active_pct,gpu_sm_occupancy_pct,gpu_tensor_active_pct,gpu_dram_bw_pct,gpu_gpm_span_ns,gpu_proc_sm_pct,gpu_other_sm_pct,gpu_proc_util_ts_us'
+header='t_mono_ns,t_wall_ns,row_type,label,gpu_power_W,gpu_util_pct,gpu_mem_util_pct,gpu_sm_clock_MHz,gpu_temp_C,rapl_energy_uj,gpu_index,gpu_energy_mJ,gpu_power_instant_W,gpu_mem_used_MiB,gpu_clock_event_reasons,gpu_power_limit_W,host_cpu_busy_pct,tick,late_ns,arrival_mono_ns,proc_pid,proc_cpu_ns,proc_state,mark_attrs,proc_tree_cpu_ns,proc_tree_procs,proc_top_thread_cores,proc_top_thread,gpu_energy_ts_us,gpu_power_instant_ts_us,gpu_pstate,gpu_throttle_power_cap_ns,gpu_throttle_sw_thermal_ns,gpu_throttle_hw_thermal_ns,gpu_throttle_hw_brake_ns,gpu_pcie_tx_bytes,gpu_pcie_rx_bytes,gpu_sm_active_pct,gpu_sm_occupancy_pct,gpu_tensor_active_pct,gpu_dram_bw_pct,gpu_gpm_span_ns,gpu_proc_sm_pct,gpu_other_sm_pct,gpu_proc_util_ts_us,proc_tree_runq_ns'
 
 # One second at 10 ms: exactly 100 samples, ticks 0..99, whatever the load.
 "$FLINCH" record --out one.csv --seconds 1 --interval-ms 10 --nvml-lib "$SIM" \
@@ -29,7 +29,7 @@ res=$(csv_col one.csv tick | tick_summary)
 expect_eq "ticks over 1 s at 10 ms: 0..99, 100 in all" "$res" "first=0 last=99 rows+gaps=100 increasing=yes"
 n=$(grep -c ',SAMPLE,' one.csv)
 check "SAMPLE rows over 1 s at 10 ms ($n; 100 unless ticks were skipped)" test "$n" -ge 90 -a "$n" -le 100
-expect_eq "every row has 45 cells" "$(awk -F, '{print NF}' one.csv | sort -u)" 45
+expect_eq "every row has 46 cells" "$(awk -F, '{print NF}' one.csv | sort -u)" 46
 t0=$(sed -n 2p one.csv | cut -d, -f1); t1=$(tail -n 1 one.csv | cut -d, -f1)
 check "end - begin is about 1 s" near "$(( t1 - t0 ))" 1000000000 60000000
 first=$(sed -n 3p one.csv | cut -d, -f1)

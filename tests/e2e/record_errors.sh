@@ -50,7 +50,7 @@ expect_eq "write error exits 1" "$?" 1
 expect_match "write error message has path and errno text" \
   "^flinch record: full.csv: write failed: File too large; recording stopped \\([0-9]+ rows written\\)$" "$(cat err.txt)"
 check "write error: file ends with a whole row" test "$(tail -c 1 full.csv | od -An -c | tr -d ' ')" = '\n'
-expect_eq "write error: every row has 45 cells" "$(awk -F, '{print NF}' full.csv | sort -u)" 45
+expect_eq "write error: every row has 46 cells" "$(awk -F, '{print NF}' full.csv | sort -u)" 46
 check "write error: at most 2048 bytes" test "$(wc -c < full.csv)" -le 2048
 
 # SIGTERM / SIGINT / SIGHUP mid-run: end mark, exit 0.
@@ -63,7 +63,7 @@ for sig in TERM INT HUP; do
   wait $pid
   expect_eq "SIG$sig exits 0" "$?" 0
   expect_eq "SIG$sig: end mark last" "$(tail -n 1 sig$sig.csv | cut -d, -f3,4)" 'MARK,"end"'
-  expect_eq "SIG$sig: rows whole" "$(awk -F, '{print NF}' sig$sig.csv | sort -u)" 45
+  expect_eq "SIG$sig: rows whole" "$(awk -F, '{print NF}' sig$sig.csv | sort -u)" 46
 done
 
 # Marks FIFO path checks.

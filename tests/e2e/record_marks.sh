@@ -49,8 +49,8 @@ expect_eq "marks after the rejects still recorded" "$(grep -c ',MARK,"after_reje
 expect_eq "three warnings, one per rejected line" "$(grep -c '^flinch record: warning: marks FIFO ' err.txt)" 3
 expect_match "overlong warning" "marks FIFO $T/fifo: label longer than 256 bytes; mark ignored" "$(cat err.txt)"
 expect_match "control char warning" "control character in label; mark ignored" "$(cat err.txt)"
-expect_eq "CSV intact: every line has 45 cells" \
-  "$(awk -F, '$4 !~ /^"/ {print NF}' marks.csv | sort -u)" 45
+expect_eq "CSV intact: every line has 46 cells" \
+  "$(awk -F, '$4 !~ /^"/ {print NF}' marks.csv | sort -u)" 46
 expect_eq "MARK rows: 2 + 8 accepted" "$(grep -c ',MARK,' marks.csv)" 10
 expect_eq "end mark last" "$(tail -n 1 marks.csv | cut -d, -f3,4)" 'MARK,"end"'
 check "FIFO left in place, as the original did" test -p fifo

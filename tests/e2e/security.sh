@@ -98,8 +98,8 @@ expect_eq "hostile labels: stamped at the client's time" \
   "$("$TC" --marks hostile.csv | awk -v t="$now" '$1 == t' | wc -l)" 5
 expect_eq "hostile labels: control characters and the long label rejected with warnings" \
   "$(grep -c 'mark ignored' err.txt) $(grep -c 'control character in label' err.txt) $(grep -c 'longer than 256' err.txt)" "4 3 1"
-expect_eq "hostile labels: every row has 45 cells" \
-  "$(python3 -c 'import csv,sys; print(sorted({len(r) for r in csv.reader(open(sys.argv[1]))}))' hostile.csv 2>/dev/null || echo '[45]')" "[45]"
+expect_eq "hostile labels: every row has 46 cells" \
+  "$(python3 -c 'import csv,sys; print(sorted({len(r) for r in csv.reader(open(sys.argv[1]))}))' hostile.csv 2>/dev/null || echo '[46]')" "[46]"
 
 # analyze --format json: labels are JSON strings, escaped.
 "$FLINCH" analyze --csv hostile.csv --start "$L2" --end "$L3" --format json > a.json 2>err.txt

@@ -1,0 +1,27 @@
+/*
+ * segment_merge.h — no flapping: segments shorter than their evidence can
+ * resolve are merged into their neighbours, and "A, then B" is said only of
+ * segments that really come in that order.
+ *
+ * Owns: the merge of a timeline's short segments, and the test of whether a
+ * breakdown's classes follow one another or interleave.
+ */
+#ifndef FLINCH_SEGMENT_MERGE_H
+#define FLINCH_SEGMENT_MERGE_H
+
+#include "breakdown_internal.h"
+
+/* Merges every segment of the closed timeline tl shorter than shortest
+ * (ms) into a neighbour, shortest first: between two neighbours of one state
+ * it takes theirs (the three become one), else it joins the longer one (the
+ * earlier on a tie; the only one at either end). The shortest-first order
+ * makes a flapping signal settle on its majority: the minority's short
+ * pieces go first and each merge joins two majority pieces. A timeline of
+ * one segment is left as it is. Equal neighbours are always coalesced. */
+void segment_merge_short(struct timeline *tl, double shortest);
+
+/* 1 when every class of bd forms one contiguous run of segments (so "A, then
+ * B" is true), 0 when some class comes back after another (interleaved). */
+int segments_in_order(const struct breakdown *bd);
+
+#endif

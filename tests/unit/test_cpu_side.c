@@ -1,0 +1,241 @@
+/* test_cpu_side.c — the CPU side's decision (cpu_side.h), the merge of
+ * short segments and the order of classes (segment_merge.h), and the
+ * evidence the verdict gives for them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "cpu_side.h"
+#include "segment_merge.h"
+#include "verdict.h"
+
+static unsigned char decide(int tree, double cores, double runq, double host)
+{
+    struct cpu_interval c = { cores, runq, host };
+    return cpu_side_decide(0.5, 90, tree, &c);
+}
+
+static void test_decide(void)
+{
+    /* a traced tree asleep on a saturated host: idle, whatever the host */
+    CHECK(decide(1, 0.03, 0.001, 100) == ST_IDLE);
+    CHECK(decide(1, 0.03, NAN, 100) == ST_IDLE);       /* an old trace: no run-queue column */
+    /* burning a core: running */
+    CHECK(decide(1, 0.98, 0.02, 100) == ST_BUSY);
+    CHECK(decide(1, 0.5, 0, 3) == ST_BUSY);            /* the threshold itself */
+    /* runnable but kept off the CPU: 0.2 cores run + 0.7 waited */
+    CHECK(decide(1, 0.2, 0.7, 100) == CPU_ST_STARVED);
+    CHECK(decide(1, 0.2, 0.3, 100) == CPU_ST_STARVED); /* 0.5 in all */
+    CHECK(decide(1, 0.2, 0.29, 100) == ST_IDLE);
+    CHECK(decide(1, 0.0, 0.0, 100) == ST_IDLE);        /* no wait at all is never starved */
+    CHECK(decide(1, NAN, 0.9, 100) == ST_IDLE);        /* the tree's rate unknown: not the host's */
+    /* no traced tree: the host's saturation */
+    CHECK(decide(0, NAN, NAN, 90) == CPU_ST_SATURATED);
+    CHECK(decide(0, NAN, NAN, 89.9) == ST_IDLE);
+    CHECK(decide(0, NAN, NAN, NAN) == ST_IDLE);
+    CHECK(cpu_side_busy(ST_BUSY) && cpu_side_busy(CPU_ST_STARVED) && cpu_side_busy(CPU_ST_SATURATED));
+    CHECK(!cpu_side_busy(ST_IDLE) && !cpu_side_busy(ST_NONE));
+}
+
+/* The run-queue delay arrives in jumps (counted when a thread gets a CPU):
+ * spread back over the flat time before it, no further than its size. */
+static void test_runq_rates(void)
+{
+    struct host_sample h[7];
+    const double ms[7] = { 0, 10, 20, 30, 40, 50, 60 };
+    const double rq[7] = { 5, 5, 5, 5, 35, 35, NAN };   /* ms; the last reading skipped */
+    memset(h, 0, sizeof h);
+    for (int i = 0; i < 7; i++) {
+        h[i].t = (int64_t)(ms[i] * 1e6);
+        h[i].runq_s = rq[i] / 1e3;
+    }
+    double *r = cpu_side_runq_rates(h, 7);
+    CHECK(r != NULL);
+    CHECK(isnan(r[0]));
+    CHECK_NEAR(r[1], 0, 1e-12);              /* 30 ms seen at 40 ms: spread over 10-40 ms */
+    CHECK_NEAR(r[2], 1, 1e-12);
+    CHECK_NEAR(r[3], 1, 1e-12);
+    CHECK_NEAR(r[4], 1, 1e-12);
+    CHECK_NEAR(r[5], 0, 1e-12);
+    CHECK(isnan(r[6]));                      /* no reading after it */
+    free(r);
+    /* a jump larger than the flat time before it: no further back than that */
+    const double rq2[7] = { 0, 0, 40, 40, 40, 40, 40 };
+    for (int i = 0; i < 7; i++)
+        h[i].runq_s = rq2[i] / 1e3;
+    r = cpu_side_runq_rates(h, 7);
+    CHECK_NEAR(r[1], 2, 1e-12);              /* 40 ms over 0-20 ms: 2 threads' worth */
+    CHECK_NEAR(r[2], 2, 1e-12);
+    CHECK_NEAR(r[3], 0, 1e-12);
+    free(r);
+}
+
+/* A timeline from "state:length" pairs. */
+static void build(struct timeline *tl, const unsigned char *st, const double *len, int n)
+{
+    double x = 0;
+    for (int i = 0; i < n; i++) {
+        tl_push(tl, x, i, st[i]);
+        x += len[i];
+    }
+    tl_close(tl, x);
+}
+
+static void test_merge(void)
+{
+    const unsigned char B = ST_BUSY, I = ST_IDLE;
+    /* the issue's flapping: host-cpu 63%, waiting 37% in 20-40 ms pieces,
+     * against the host figure's 100 ms: one segment of the majority */
+    struct timeline a = { 0 };
+    build(&a, (const unsigned char[]){ I, B, I, B, I, B, I, B },
+          (const double[]){ 20, 40, 20, 30, 13, 40, 40, 50 }, 8);
+    segment_merge_short(&a, 100);
+    CHECK(a.n == 1 && a.st[0] == B && a.x[0] == 0 && a.x[1] == 253);
+    tl_free(&a);
+    /* a real change is kept, its short blips merged: idle 0-300 with a
+     * 20 ms blip, busy 300-724 with a 30 ms dip */
+    struct timeline b = { 0 };
+    build(&b, (const unsigned char[]){ I, B, I, B, I, B },
+          (const double[]){ 140, 20, 140, 200, 30, 194 }, 6);
+    segment_merge_short(&b, 100);
+    CHECK(b.n == 2 && b.st[0] == I && b.st[1] == B);
+    CHECK(b.x[1] == 300 && b.x[2] == 724);
+    CHECK(b.res[1] == 3);                       /* the edge keeps its own resolution */
+    tl_free(&b);
+    /* a short piece between two different neighbours joins the longer */
+    struct timeline c = { 0 };
+    build(&c, (const unsigned char[]){ I, B, CPU_ST_STARVED }, (const double[]){ 300, 50, 200 }, 3);
+    segment_merge_short(&c, 100);
+    CHECK(c.n == 2 && c.st[0] == I && c.st[1] == CPU_ST_STARVED && c.x[1] == 350 && c.x[2] == 550);
+    tl_free(&c);
+    struct timeline t = { 0 };          /* ... the earlier on a tie */
+    build(&t, (const unsigned char[]){ I, B, CPU_ST_STARVED }, (const double[]){ 200, 50, 200 }, 3);
+    segment_merge_short(&t, 100);
+    CHECK(t.n == 2 && t.st[0] == I && t.x[1] == 250);
+    tl_free(&t);
+    /* at an end, its only neighbour */
+    struct timeline e = { 0 };
+    build(&e, (const unsigned char[]){ B, I, CPU_ST_STARVED, I },
+          (const double[]){ 40, 200, 50, 200 }, 4);
+    segment_merge_short(&e, 100);
+    CHECK(e.n == 1 && e.st[0] == I && e.x[1] == 490);
+    tl_free(&e);
+    /* nothing shorter than the resolution: untouched */
+    struct timeline f = { 0 };
+    build(&f, (const unsigned char[]){ B, I }, (const double[]){ 100, 100 }, 2);
+    segment_merge_short(&f, 100);
+    CHECK(f.n == 2 && f.x[1] == 100);
+    tl_free(&f);
+    /* one segment shorter than the resolution stays */
+    struct timeline g = { 0 };
+    build(&g, (const unsigned char[]){ B }, (const double[]){ 40 }, 1);
+    segment_merge_short(&g, 100);
+    CHECK(g.n == 1 && g.x[1] == 40);
+    tl_free(&g);
+}
+
+static struct breakdown bd_of(const enum time_class *cls, const double *len, int n)
+{
+    struct breakdown bd;
+    memset(&bd, 0, sizeof bd);
+    bd.valid = 1;
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        bd.seg[bd.nseg++] = (struct segment){ t, t + len[i], cls[i] };
+        bd.ms[cls[i]] += len[i];
+        t += len[i];
+    }
+    return bd;
+}
+
+static void test_order(void)
+{
+    const enum time_class W = CLASS_WAITING, H = CLASS_HOST_CPU, C = CLASS_COMPUTE;
+    struct breakdown a = bd_of((const enum time_class[]){ W, C }, (const double[]){ 300, 424 }, 2);
+    CHECK(segments_in_order(&a));
+    struct breakdown b = bd_of((const enum time_class[]){ W, H, C }, (const double[]){ 1, 2, 3 }, 3);
+    CHECK(segments_in_order(&b));
+    struct breakdown c = bd_of((const enum time_class[]){ W, H, W }, (const double[]){ 50, 160, 43 }, 3);
+    CHECK(!segments_in_order(&c));
+    struct breakdown d = bd_of((const enum time_class[]){ H }, (const double[]){ 724 }, 1);
+    CHECK(segments_in_order(&d));
+}
+
+static struct window_gpu gpu;
+static struct window win;
+
+static void set_window(const enum time_class *cls, const double *len, int n, double cpu_pct,
+                       double cores)
+{
+    memset(&gpu, 0, sizeof gpu);
+    memset(&win, 0, sizeof win);
+    gpu.source = SOURCE_COUNTER;
+    gpu.mean_power_w = 75;
+    gpu.util_pct = 0;
+    gpu.idle_w = 75;
+    gpu.busy_w = 700;
+    gpu.samples = 72;
+    win.ngpu = 1;
+    win.gpu = &gpu;
+    win.bd = bd_of(cls, len, n);
+    win.bd.resolution_ms = 1;
+    double d = 0;
+    for (int i = 0; i < n; i++)
+        d += len[i];
+    win.duration_s = d / 1e3;
+    win.host_cpu_pct = cpu_pct;
+    win.proc_cores = cores;
+    win.top_thread_cores = NAN;
+    win.cpu_runq_ms = NAN;
+}
+
+static void test_evidence(void)
+{
+    struct analysis_options o;
+    analysis_default_options(&o);
+    const enum time_class W = CLASS_WAITING, H = CLASS_HOST_CPU;
+    /* the held-out case: a traced job asleep on a saturated host */
+    set_window((const enum time_class[]){ W }, (const double[]){ 724 }, 1, 97, 0.03);
+    win.cpu_tree_known = 1;
+    win.cpu_runq_ms = 2.4;
+    verdict_window(&o, &win);
+    CHECK(win.verdict == VERDICT_WAITING);
+    CHECK_STR(win.evidence, "100% waiting (724 ms), edges +-1 ms; power 75 W = idle 75 W + 0% of the busy "
+                            "range; gpu util 0%; cpu 97%; process 0.03 cores; host saturated by other "
+                            "work, not the job's CPU (its threads waited 2 ms for one)");
+    /* starved */
+    set_window((const enum time_class[]){ H }, (const double[]){ 724 }, 1, 100, 0.31);
+    win.cpu_tree_known = 1;
+    win.cpu_runq_ms = 1810;
+    win.cpu_starved_ms = 724;
+    verdict_window(&o, &win);
+    CHECK(win.verdict == VERDICT_HOST_CPU);
+    CHECK_STR(win.evidence, "100% host-cpu (724 ms), edges +-1 ms; power 75 W = idle 75 W + 0% of the busy "
+                            "range; gpu util 0%; cpu 100%; process 0.31 cores; CPU-starved 724 ms: the "
+                            "job's threads waited 1810 ms for a CPU while other processes held them");
+    win.host_cpu_pct = 40;          /* pinned to a busy core: the host not saturated */
+    verdict_window(&o, &win);
+    CHECK(strstr(win.evidence, "; cpu 40%; process 0.31 cores; CPU-starved 724 ms: the job's threads "
+                               "waited 1810 ms for a CPU (the host not saturated: pinned cores, a CPU "
+                               "quota or priority)") != NULL);
+    /* no traced tree: saturation, said to be the host's */
+    set_window((const enum time_class[]){ W, H, W }, (const double[]){ 50, 160, 43 }, 3, 89, NAN);
+    win.cpu_saturated_ms = 160;
+    verdict_window(&o, &win);
+    CHECK(win.verdict == VERDICT_MIXED);
+    CHECK_STR(win.evidence, "37% waiting (93 ms), 63% host-cpu (160 ms), interleaved, edges +-1 ms; power "
+                            "75 W = idle 75 W + 0% of the busy range; gpu util 0%; cpu 89%; the job's CPU "
+                            "is unknown (no traced process: --pid or -- CMD): host-cpu is the whole host "
+                            ">= 90% busy");
+}
+
+int main(void)
+{
+    run_test("cpu side: the job's running and run-queue time, else the saturated host", test_decide);
+    run_test("cpu side: run-queue delay spread back over its flat time", test_runq_rates);
+    run_test("segment merge: short segments into their neighbours, shortest first", test_merge);
+    run_test("segment order: then, or interleaved", test_order);
+    run_test("cpu side: evidence of starved, asleep on a busy host, and unknown job CPU", test_evidence);
+    return check_exit_status();
+}
