@@ -92,7 +92,9 @@ static void usage(FILE *out)
         "                         IPv4; [::1]:PORT, [::]:PORT: IPv6); OpenMetrics when\n"
         "                         the scrape's Accept header asks for it\n"
         "      --metrics-file PATH  write the same text to PATH (replaced atomically,\n"
-        "                         every second and at exit; node_exporter textfile)\n"        "      --metrics-ranges N  metrics per range name (NVTX, flinch.window) for the\n"
+        "                         every second and at exit; node_exporter textfile;\n"
+        "                         its directory must exist)\n"
+        "      --metrics-ranges N  metrics per range name (NVTX, flinch.window) for the\n"
         "                         first N names (default 32; 0: none); later names are\n"
         "                         counted under range=\"other\"\n"
         "  -h, --help             this help\n"
@@ -102,8 +104,11 @@ static void usage(FILE *out)
         "                         runs, exit with its status; SIGINT/SIGTERM are\n"
         "                         forwarded to it\n"
         "\n"
-        "exit status: 0 ok; 1 write error; 2 bad usage, no driver, no GPU, bad FIFO\n"
-        "path; 3 a GPU fell off the bus (rows written are kept); with CMD: its status.\n", out);
+        "exit status: 0 ok; 1 write error (the trace, the metrics file, --live's\n"
+        "output); 2 bad usage or could not start (no driver, no GPU, a bad or clashing\n"
+        "path, too few descriptors); 3 a GPU fell off the bus (rows written are kept).\n"
+        "With CMD: always CMD's status; flinch's own failures are said on stderr\n"
+        "(and a gpu_lost EVENT row).\n", out);
 }
 
 enum {

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +18,7 @@ int child_cmd_start(struct child_cmd *c, char *const argv[], const char *marks_p
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0 || setenv("FLINCH_MARKS", marks_path, 1) != 0) {
         diag_error("cannot start %s: %s", argv[0], strerror(errno));
-        return 126;
+        return EXIT_USAGE;
     }
     /* Orphans of CMD's tree re-parent to flinch rather than to init, so
      * their CPU time stays countable (proc_tree.h). Best effort. */
@@ -27,7 +28,7 @@ int child_cmd_start(struct child_cmd *c, char *const argv[], const char *marks_p
         diag_error("cannot start %s: fork: %s", argv[0], strerror(errno));
         close(p[0]);
         close(p[1]);
-        return 126;
+        return EXIT_USAGE;
     }
     if (pid == 0) {
         /* Undo what the recorder set up for itself before CMD inherits it. */
@@ -96,4 +97,20 @@ int child_cmd_exit_code(const struct child_cmd *c)
     if (WIFSIGNALED(c->status))
         return 128 + WTERMSIG(c->status);
     return EXIT_RUNTIME;
+}
+
+int child_cmd_finish(struct child_cmd *c, const volatile sig_atomic_t *count,
+                     const volatile sig_atomic_t *sig, int forwarded)
+{
+    while (!child_cmd_poll(c)) {
+        if (*count > 1)
+            return 128 + *sig;              /* a second signal: CMD is left to itself */
+        if (*count > 0 && !forwarded) {
+            kill(c->pid, *sig);
+            forwarded = 1;
+        }
+        struct timespec ts = { 0, 20 * 1000 * 1000 };
+        nanosleep(&ts, NULL);               /* SIGCHLD cuts it short */
+    }
+    return child_cmd_exit_code(c);
 }

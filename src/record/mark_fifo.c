@@ -94,6 +94,25 @@ static int create_fifo(struct mark_fifo *f)
     return 0;
 }
 
+/* Removes the FIFO at f->path if it is still the one we made (the same
+ * dev/ino as ST): a failed start leaves nothing behind, and never removes
+ * what someone put in its place. */
+static void remove_ours(struct mark_fifo *f, dev_t dev, ino_t ino)
+{
+    struct stat now;
+    if (f->created && lstat(f->path, &now) == 0 && S_ISFIFO(now.st_mode) && now.st_dev == dev &&
+        now.st_ino == ino)
+        unlink(f->path);
+    f->created = 0;
+}
+
+void mark_fifo_remove_created(struct mark_fifo *f)
+{
+    remove_ours(f, f->dev, f->ino);
+}
+
+static int open_checked(struct mark_fifo *f, const char *path, const struct stat *st);
+
 int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode)
 {
     memset(f, 0, sizeof *f);
@@ -111,18 +130,29 @@ int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode)
         }
         if (lstat(path, &st) != 0) {
             diag_error("%s: %s", path, strerror(errno));
+            f->created = 0;     /* gone already: nothing of ours to remove */
             return -1;
         }
     }
-    if (S_ISLNK(st.st_mode)) {
+    if (open_checked(f, path, &st) != 0) {
+        remove_ours(f, st.st_dev, st.st_ino);
+        return -1;
+    }
+    return 0;
+}
+
+/* The rest of mark_fifo_open, once PATH has been looked at (ST). */
+static int open_checked(struct mark_fifo *f, const char *path, const struct stat *st)
+{
+    if (S_ISLNK(st->st_mode)) {
         diag_error("%s: is a symbolic link, not a FIFO; refusing to follow it", path);
         return -1;
     }
-    if (!S_ISFIFO(st.st_mode)) {
+    if (!S_ISFIFO(st->st_mode)) {
         diag_error("%s: exists but is not a FIFO; refusing to use it as the marks FIFO", path);
         return -1;
     }
-    if (open_ends(f, &st) != 0)
+    if (open_ends(f, st) != 0)
         return -1;
     if (pipe2(f->stop_pipe, O_CLOEXEC) != 0) {
         diag_error("pipe: %s", strerror(errno));

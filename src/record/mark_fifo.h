@@ -70,8 +70,12 @@ struct mark_fifo {
 };
 
 /* Creates or checks the FIFO at path and opens it (a reader exists from
- * now on). Returns 0, or -1 after one diag_error line. */
+ * now on). Returns 0, or -1 after one diag_error line (a FIFO it created
+ * is removed again). */
 int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode);
+/* A start that failed after the open: removes the FIFO if mark_fifo_open
+ * created it and it is still that FIFO. */
+void mark_fifo_remove_created(struct mark_fifo *f);
 
 /* Starts the reader and writer threads. Marks are read and stamped at
  * once, but fn is not called before mark_fifo_release (or the stop).

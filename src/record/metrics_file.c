@@ -27,10 +27,48 @@ int metrics_file_check(const char *path)
         diag_error("--metrics-file %s: path too long", path);
         return -1;
     }
+    /* Every write makes a temporary file beside PATH: a directory that is
+     * missing (or not ours to write) would fail them all, silently but for
+     * one warning, so it is refused now. */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    if (e) {
+        diag_error("--metrics-file %s: cannot write in its directory %s: %s", path, dir, strerror(e));
+        return -1;
+    }
     return 0;
 }
 
+/* Whether the latest write failed: set on the hub thread, read once it
+ * has been joined (the recording's exit status). */
+static int last_failed;
+
+int metrics_file_last_failed(void)
+{
+    return __atomic_load_n(&last_failed, __ATOMIC_RELAXED);
+}
+
+static int write_file(const char *path, const char *text, size_t len);
+
 int metrics_file_write(const char *path, const char *text, size_t len)
+{
+    int rc = write_file(path, text, len);
+    __atomic_store_n(&last_failed, rc != 0, __ATOMIC_RELAXED);
+    return rc;
+}
+
+static int write_file(const char *path, const char *text, size_t len)
 {
     char tmp[4096 + 64];
     const char *slash = strrchr(path, '/');

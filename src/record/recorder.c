@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup_cpu.h"
@@ -36,7 +37,9 @@
 #include "gpu_sampler.h"
 #include "host_cpu.h"
 #include "live_hub.h"
+#include "live_line.h"
 #include "mark_fifo.h"
+#include "metrics_file.h"
 #include "nvml_loader.h"
 #include "proc_tree.h"
 #include "proc_watch.h"
@@ -280,8 +283,6 @@ static int run_loop(struct recorder *r)
     ticker_start(&tk, r->start_ns, interval, total == INT64_MAX ? INT64_MAX : total - 1);
     if (o->dither)
         ticker_dither(&tk, interval, (uint64_t)r->start_ns);   /* replayable on virtual time */
-    int forwarded = 0;
-
     for (;;) {
         if (csv_out_failed(&r->csv))
             return EXIT_RUNTIME;
@@ -294,9 +295,9 @@ static int run_loop(struct recorder *r)
                 r->child_abandoned = 1;
                 return 128 + stop_signal;
             }
-            if (!forwarded) {
+            if (!r->forwarded) {
                 kill(r->child.pid, stop_signal);
-                forwarded = 1;
+                r->forwarded = 1;
             }
         }
         if (tk.next >= total) {
@@ -374,14 +375,20 @@ static void say_appending(struct recorder *r)
 
 /* A start that failed once the trace was opened leaves nothing behind: a
  * trace we created is removed, an existing one cut back to where it was
- * (no header-only file, no `begin` without a recording). */
+ * (no header-only file, no `begin` without a recording), and so is a FIFO
+ * or metrics file this start created. Always exit 2 (README: could not
+ * start), whatever failed (a descriptor limit too). */
 static int fail_start(struct recorder *r, int code)
 {
-    if (r->have_fifo)
+    if (r->have_fifo) {
         mark_fifo_stop(&r->fifo);
+        mark_fifo_remove_created(&r->fifo);
+    }
     r->have_fifo = 0;
     csv_out_abandon(&r->csv);
-    cleanup(r);
+    cleanup(r);                     /* the hub's last write of the metrics file too */
+    if (r->metrics_file_new)
+        unlink(r->o->hub.metrics_file);
     return code;
 }
 
@@ -409,6 +416,9 @@ int recorder_run(const struct record_opts *o)
     }
     if (!o->no_rapl)
         rapl_discover(&r->rapl, o->rapl_root, o->rapl_path);
+    struct stat st;
+    r->metrics_file_new = o->hub.metrics_file && lstat(o->hub.metrics_file, &st) != 0 &&
+                          errno == ENOENT;
     if (live_hub_open(&r->hub, &o->hub, o->out) != 0)
         return fail_start(r, EXIT_USAGE);
     if (open_output(r) != 0)
@@ -419,12 +429,12 @@ int recorder_run(const struct record_opts *o)
     say_appending(r);
     live_hub_gpus(&r->hub, &r->nvml, r->gpus, r->ngpu);
     if (live_hub_start(&r->hub, &r->csv, r->header, r->have_fifo ? &r->fifo : NULL) != 0)
-        return fail_start(r, EXIT_RUNTIME);
+        return fail_start(r, EXIT_USAGE);
     /* The marks threads start now, holding their rows back until `begin`
      * is down: readers split a file into recordings at the recorder's own
      * `begin` rows, so no mark may come before it. */
     if (r->have_fifo && mark_fifo_start(&r->fifo, on_mark, r) != 0)
-        return fail_start(r, EXIT_RUNTIME);
+        return fail_start(r, EXIT_USAGE);
     if (o->cmd) {
         int rc = child_cmd_start(&r->child, o->cmd, r->fifo_path);
         if (rc != 0)
@@ -471,11 +481,17 @@ int recorder_run(const struct record_opts *o)
     live_hub_stop(&r->hub);
     if (csv_out_failed(&r->csv))
         code = EXIT_RUNTIME;
+    if (o->hub.live && live_lines_check(stdout) != 0 && code == EXIT_OK)
+        code = EXIT_RUNTIME;
+    if (o->hub.metrics_file && metrics_file_last_failed() && code == EXIT_OK)
+        code = EXIT_RUNTIME;        /* the hub said so when it first failed */
     show_status(r, mono_ns(), 1);
-    if (r->have_child && code == EXIT_OK && !r->child_abandoned) {
-        child_cmd_wait(&r->child);
-        code = child_cmd_exit_code(&r->child);
-    }
+    /* With CMD its status is the exit status, whatever happened to the
+     * recording (said on stderr and, where it could be, in an EVENT row):
+     * a CMD exiting 1 or 3 must not pass for flinch's write error or a
+     * lost GPU, nor one of those for CMD's. */
+    if (r->have_child && !r->child_abandoned)
+        code = child_cmd_finish(&r->child, &stop_count, &stop_signal, r->forwarded);
     cleanup(r);
     return code;
 }

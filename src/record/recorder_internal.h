@@ -67,6 +67,8 @@ struct recorder {
     struct child_cmd child;
     int have_child;
     int child_abandoned;     /* a second signal: exit without waiting for CMD */
+    int forwarded;           /* a stop signal was passed on to CMD */
+    int metrics_file_new;    /* --metrics-file did not exist: a failed start removes it */
     int show_status;
     int64_t start_ns;
     int64_t next_status_ns;

@@ -1,9 +1,13 @@
 /*
  * live_line.c — see live_line.h.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "analysis.h"
+#include "diag.h"
 #include "live_line.h"
 
 size_t live_line_format(char *buf, size_t cap, const char *name, long nth, const struct window *w,
@@ -24,4 +28,18 @@ size_t live_line_format(char *buf, size_t cap, const char *name, long nth, const
         n += snprintf(buf + n, cap - (size_t)n, " [live feed missed %lld rows]", dropped);
     n += snprintf(buf + n, cap - (size_t)n, "\n");
     return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+/* The hub flushes each line as it prints it, and a failed flush only sets
+ * the stream's error flag: the one report, at the end, is here. */
+int live_lines_check(FILE *out)
+{
+    errno = 0;
+    int failed = fflush(out) != 0;
+    int e = errno;
+    if (!failed && !ferror(out))
+        return 0;
+    diag_error("--live: standard output: write failed%s%s; live lines were lost",
+               e ? ": " : "", e ? strerror(e) : "");
+    return -1;
 }

@@ -42,6 +42,35 @@ expect_eq "SIGTERM forwarded: flinch exits with the child's status" "$?" 5
 expect_eq "child got SIGTERM" "$(cat term.txt 2>/dev/null)" got_term
 expect_eq "forwarded: end mark last" "$(tail -n 1 ct.csv | cut -d, -f3,4)" 'MARK,"end"'
 
+# Issue 26, item 18: with CMD the exit status is always CMD's. A CMD
+# exiting 3 is not "GPU lost"; a GPU lost (or a write error) while CMD
+# exits 0 is 0, said on stderr and, for the GPU, in the trace.
+rec --out s3.csv -- sh -c 'exit 3' 2>err.txt
+expect_eq "CMD exits 3, no GPU fault: 3" "$?" 3
+expect_eq "CMD exits 3: nothing on stderr" "$(cat err.txt)" ""
+rec --out s1.csv -- sh -c 'exit 1' 2>err.txt
+expect_eq "CMD exits 1, no write error: 1" "$?" 1
+SCN=lost rec --out sl.csv --threads-ms 0 -- sh -c 'sleep 0.5' 2>err.txt
+expect_eq "GPU lost while CMD exits 0: 0" "$?" 0
+expect_eq "GPU lost with CMD: message" "$(cat err.txt)" \
+  "flinch record: GPU 0 fell off the bus (GPU is lost); recording stopped, rows written are kept"
+expect_eq "GPU lost with CMD: EVENT row, then the end mark" \
+  "$(grep -v ',EVENT,"*flinch_' sl.csv | tail -n 2 | cut -d, -f3,4 | tr '\n' ' ')" 'EVENT,"gpu_lost gpu=0" MARK,"end" '
+SCN=lost rec --out sl5.csv --threads-ms 0 -- sh -c 'sleep 0.5; exit 5' 2>err.txt
+expect_eq "GPU lost while CMD exits 5: 5" "$?" 5
+(ulimit -f 2; FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" exec "$FLINCH" record --out sw.csv --nvml-lib "$SIM" --no-rapl --threads-ms 0 \
+  -- sh -c 'sleep 0.5') 2>err.txt
+expect_eq "write error while CMD exits 0: 0" "$?" 0
+expect_match "write error with CMD: message" \
+  "^flinch record: sw.csv: write failed: File too large; recording stopped \\([0-9]+ rows written\\)$" "$(cat err.txt)"
+# after the loss flinch waits for CMD, passing SIGTERM on as before
+FLINCH_SIM_SCENARIO="$SCENARIOS/lost.scn" "$FLINCH" record --nvml-lib "$SIM" --no-rapl --threads-ms 0 \
+  --out slt.csv -- sh -c 'trap "exit 6" TERM; while :; do sleep 0.05; done' 2>err.txt &
+pid=$!
+wait_for 500 grep -q gpu_lost slt.csv
+kill -TERM $pid; wait $pid
+expect_eq "GPU lost, then SIGTERM: passed on to CMD, its status" "$?" 6
+
 # --pid: a busy process's CPU time grows by about the wall time, a
 # sleeping one's hardly at all; its exit is an EVENT and recording goes on.
 sh -c 'i=0; while :; do i=$((i + 1)); done' & busy=$!

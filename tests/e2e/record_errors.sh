@@ -81,6 +81,61 @@ expect_eq "symlink message" "$(cat err.txt)" \
 run_scn demo f.csv --seconds 0.1 --marks-fifo "$T/nodir/fifo"
 expect_eq "FIFO in a missing directory exits 2" "$?" 2
 
+# Issue 26, item 3: output errors are reported. A --metrics-file whose
+# directory is missing (or not a directory) is refused at the start.
+run_scn demo mf.csv --seconds 0.1 --metrics-file "$T/nodir/x.prom"
+expect_eq "--metrics-file in a missing directory: exit 2" "$?" 2
+expect_eq "--metrics-file in a missing directory: message" "$(cat err.txt)" \
+  "flinch record: --metrics-file $T/nodir/x.prom: cannot write in its directory $T/nodir: No such file or directory"
+check "--metrics-file in a missing directory: no trace" test ! -e mf.csv
+run_scn demo mf.csv --seconds 0.1 --metrics-file regular/x.prom
+expect_eq "--metrics-file under a file: exit 2" "$?" 2
+expect_eq "--metrics-file under a file: message" "$(cat err.txt)" \
+  "flinch record: --metrics-file regular/x.prom: cannot write in its directory regular: Not a directory"
+# its directory removed while recording: the last write fails, said once, exit 1
+mkdir md
+run_scn demo md.csv --seconds 1.5 --metrics-file md/m.prom -q &
+pid=$!
+wait_for 500 test -e md/m.prom
+rm -rf md
+wait $pid
+expect_eq "--metrics-file's last write failed: exit 1" "$?" 1
+expect_eq "--metrics-file's last write failed: one line" "$(cat err.txt)" \
+  "flinch record: warning: --metrics-file md/m.prom: cannot replace it: No such file or directory (will retry)"
+expect_eq "--metrics-file's last write failed: the trace complete" "$(tail -n 1 md.csv | cut -d, -f3,4)" 'MARK,"end"'
+# --live lines to a full disk: lost, said once, exit 1 (CMD's status with CMD)
+run_scn demo lf.csv --seconds 0.2 --start begin --end end --live >/dev/full
+expect_eq "--live to /dev/full: exit 1" "$?" 1
+expect_eq "--live to /dev/full: message" "$(cat err.txt)" \
+  "flinch record: --live: standard output: write failed; live lines were lost"
+run_scn demo lf2.csv --start begin --end end --live --threads-ms 0 -- sh -c 'sleep 0.2' >/dev/full
+expect_eq "--live to /dev/full with CMD exiting 0: 0" "$?" 0
+expect_eq "--live to /dev/full with CMD: message" "$(cat err.txt)" \
+  "flinch record: --live: standard output: write failed; live lines were lost"
+
+# Issue 26, item 11: a start that fails for lack of descriptors exits 2 and
+# leaves nothing it created (trace, FIFO, metrics file). The limit at which
+# each step fails depends on what the runner leaves open: every limit from
+# 4 up to one that starts is tried.
+starts=""; started=0
+for n in $(seq 4 40); do
+  rm -rf fd && mkdir fd
+  bash -c "ulimit -n $n; FLINCH_SIM_SCENARIO='$SCENARIOS/demo.scn' exec '$FLINCH' record --out fd/t.csv \
+    --nvml-lib '$SIM' --no-rapl --seconds 0.05 --marks-fifo fd/fifo --start begin --end end --live \
+    --metrics-file fd/m.prom -- true" >/dev/null 2>err.txt
+  rc=$?
+  if [ $rc -eq 0 ]; then started=$n; break; fi
+  # (too few for the dynamic loader: flinch never ran)
+  grep -q '^flinch record: ' err.txt || continue
+  starts="$starts $n:$rc:$(ls fd | tr '\n' ,)"
+  cp err.txt lastfail.txt
+done
+check "descriptor limits: one of 4..40 starts (from $started)" test "$started" -gt 4
+check "descriptor limits: flinch itself failed at several ($starts)" test "$(echo $starts | wc -w)" -ge 3
+expect_eq "descriptor limits below it: exit 2, nothing left behind" \
+  "$(echo $starts | tr ' ' '\n' | grep -v ':2:$' | head -n 3)" ""
+expect_match "descriptor limits: the last failed start says why" "Too many open files" "$(cat lastfail.txt)"
+
 umask 022
 run_scn demo f.csv --seconds 0.05 --marks-fifo newfifo
 expect_eq "new FIFO recording exits 0" "$?" 0
