@@ -111,8 +111,6 @@ void mark_fifo_remove_created(struct mark_fifo *f)
     remove_ours(f, f->dev, f->ino);
 }
 
-static int open_checked(struct mark_fifo *f, const char *path, const struct stat *st);
-
 int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode)
 {
     memset(f, 0, sizeof *f);
@@ -130,38 +128,30 @@ int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode)
         }
         if (lstat(path, &st) != 0) {
             diag_error("%s: %s", path, strerror(errno));
-            f->created = 0;     /* gone already: nothing of ours to remove */
             return -1;
         }
     }
-    if (open_checked(f, path, &st) != 0) {
-        remove_ours(f, st.st_dev, st.st_ino);
-        return -1;
-    }
-    return 0;
-}
-
-/* The rest of mark_fifo_open, once PATH has been looked at (ST). */
-static int open_checked(struct mark_fifo *f, const char *path, const struct stat *st)
-{
-    if (S_ISLNK(st->st_mode)) {
+    if (S_ISLNK(st.st_mode)) {
         diag_error("%s: is a symbolic link, not a FIFO; refusing to follow it", path);
-        return -1;
+        goto fail;
     }
-    if (!S_ISFIFO(st->st_mode)) {
+    if (!S_ISFIFO(st.st_mode)) {
         diag_error("%s: exists but is not a FIFO; refusing to use it as the marks FIFO", path);
-        return -1;
+        goto fail;
     }
-    if (open_ends(f, st) != 0)
-        return -1;
+    if (open_ends(f, &st) != 0)
+        goto fail;
     if (pipe2(f->stop_pipe, O_CLOEXEC) != 0) {
         diag_error("pipe: %s", strerror(errno));
         close(f->rfd);
         close(f->wfd);
         f->rfd = f->wfd = -1;
-        return -1;
+        goto fail;
     }
     return 0;
+fail:
+    remove_ours(f, st.st_dev, st.st_ino);
+    return -1;
 }
 
 static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64_t arrival_ns)
