@@ -162,14 +162,15 @@ static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64
         return;
     if (st != MARK_LINE_OK) {
         __atomic_add_fetch(&f->rejected, 1, __ATOMIC_RELAXED);
-        diag_warn("marks FIFO %s: %s; mark ignored", f->path, mark_line_status_str(st));
+        diag_warn_repeat(f->path, 0, "marks FIFO %s: %s; mark ignored", f->path,
+                         mark_line_status_str(st));
         return;
     }
     if (m.has_stamp && !mark_stamp_in_range(m.stamp_ns, arrival_ns)) {
         f->rejected++;
-        diag_warn("marks FIFO %s: mark '%s' stamped %lld ns, more than a day from the "
-                  "recorder's clock (%lld); mark ignored", f->path, m.label,
-                  (long long)m.stamp_ns, (long long)arrival_ns);
+        diag_warn_repeat(f->path, 0, "marks FIFO %s: mark '%s' stamped %lld ns, more than a day "
+                         "from the recorder's clock (%lld); mark ignored", f->path, m.label,
+                         (long long)m.stamp_ns, (long long)arrival_ns);
         return;
     }
     f->accepted++;
@@ -198,8 +199,8 @@ void mark_fifo_feed(struct mark_fifo *f, const char *data, size_t len, int64_t a
             f->used = 0;
             f->discarding = !nl;
             __atomic_add_fetch(&f->rejected, 1, __ATOMIC_RELAXED);
-            diag_warn("marks FIFO %s: line longer than %zu bytes; mark ignored",
-                      f->path, sizeof f->buf);
+            diag_warn_repeat(f->path, 0, "marks FIFO %s: line longer than %zu bytes; mark ignored",
+                             f->path, sizeof f->buf);
         } else {
             memcpy(f->buf + f->used, data, take);
             f->used += take;
@@ -490,6 +491,8 @@ void mark_fifo_stop(struct mark_fifo *f)
         free(f->queue);
         f->queue = NULL;
     }
+    if (f->path[0])
+        diag_repeat_summary(f->path);
     int *fds[] = { &f->rfd, &f->wfd, &f->stop_pipe[0], &f->stop_pipe[1] };
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
         if (*fds[i] >= 0)

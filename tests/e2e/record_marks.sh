@@ -71,4 +71,21 @@ else
   skip "python csv module reads the quoted labels back" "python3 missing"
 fi
 
+# A flood of bad lines (issue 26, item 17): the first 10 warnings of a kind
+# are printed, the rest counted in one line when the FIFO closes; every good
+# mark after them is kept.
+FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record --out flood.csv --seconds 0 \
+  --interval-ms 10 --nvml-lib "$SIM" --no-rapl --marks-fifo "$T/ffifo" 2>ferr.txt &
+rec=$!
+wait_for 500 grep -q ',MARK,"begin",' flood.csv
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "bell\007%d\n", i; print "after_flood" }' > ffifo
+wait_for 500 grep -q after_flood flood.csv
+kill -TERM $rec; wait $rec
+expect_eq "flood: recorder exits 0" "$?" 0
+expect_eq "flood: 10 warnings printed" "$(grep -c 'control character in label; mark ignored' ferr.txt)" 10
+expect_eq "flood: the rest counted in one line" \
+  "$(grep 'suppressed' ferr.txt)" "flinch record: warning: $T/ffifo: 4990 more warnings like this suppressed"
+expect_eq "flood: stderr stays short" "$(wc -l < ferr.txt)" 11
+expect_eq "flood: the good mark after it kept" "$(grep -c ',MARK,"after_flood",' flood.csv)" 1
+
 done_testing
