@@ -34,7 +34,7 @@ struct live_hub_state {
     int file_warned;
 };
 
-int live_hub_open(struct live_hub *h, const struct live_hub_opts *o, const char *trace_path)
+int live_hub_open(struct live_hub *h, const struct live_hub_opts *o)
 {
     memset(h, 0, sizeof *h);
     h->pipe_r = h->pipe_w = -1;
@@ -59,14 +59,10 @@ int live_hub_open(struct live_hub *h, const struct live_hub_opts *o, const char 
         diag_error("out of memory");
         return -1;
     }
-    if (o->metrics_file) {
-        if (metrics_file_check(o->metrics_file) != 0)
-            return -1;
-        if (strcmp(o->metrics_file, trace_path) == 0) {
-            diag_error("--metrics-file %s: that is the trace (--out)", o->metrics_file);
-            return -1;
-        }
-    }
+    /* the metrics file against the trace and every other path of the run:
+     * record checks that by identity (path_identity.h) before it opens any */
+    if (o->metrics_file && metrics_file_check(o->metrics_file) != 0)
+        return -1;
     if (o->metrics) {
         if (metrics_server_open(&h->srv, o->metrics) != 0)
             return -1;

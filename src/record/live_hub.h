@@ -53,10 +53,10 @@ struct live_hub {
     struct live_hub_state *s;     /* hub thread only, once started */
 };
 
-/* Before the recording starts: binds the server, checks the file path.
- * trace_path: the trace, which the metrics file must not be. 0, or -1
+/* Before the recording starts: binds the server, checks the file path
+ * (that it is no other file of the run, record checked before). 0, or -1
  * after one error line. */
-int live_hub_open(struct live_hub *h, const struct live_hub_opts *o, const char *trace_path);
+int live_hub_open(struct live_hub *h, const struct live_hub_opts *o);
 /* GPU identities for the labels (before start): index and UUID (asked
  * of NVML only here, only when metrics are on). */
 struct nvml_lib;

@@ -419,7 +419,7 @@ int recorder_run(const struct record_opts *o)
     struct stat st;
     r->metrics_file_new = o->hub.metrics_file && lstat(o->hub.metrics_file, &st) != 0 &&
                           errno == ENOENT;
-    if (live_hub_open(&r->hub, &o->hub, o->out) != 0)
+    if (live_hub_open(&r->hub, &o->hub) != 0)
         return fail_start(r, EXIT_USAGE);
     if (open_output(r) != 0)
         return fail_start(r, EXIT_USAGE);
