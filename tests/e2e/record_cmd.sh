@@ -65,11 +65,14 @@ expect_match "write error with CMD: message" \
   "^flinch record: sw.csv: write failed: File too large; recording stopped \\([0-9]+ rows written\\)$" "$(cat err.txt)"
 # after the loss flinch waits for CMD, passing SIGTERM on as before
 FLINCH_SIM_SCENARIO="$SCENARIOS/lost.scn" "$FLINCH" record --nvml-lib "$SIM" --no-rapl --threads-ms 0 \
-  --out slt.csv -- sh -c 'trap "exit 6" TERM; while :; do sleep 0.05; done' 2>err.txt &
+  --out slt.csv -- sh -c 'echo $$ > cmd.pid; trap "exit 6" TERM; while :; do sleep 0.05; done' 2>err.txt &
 pid=$!
 wait_for 500 grep -q gpu_lost slt.csv
 kill -TERM $pid; wait $pid
 expect_eq "GPU lost, then SIGTERM: passed on to CMD, its status" "$?" 6
+# were it not passed on, CMD would outlive the test (and hold the runner's files)
+check "GPU lost, then SIGTERM: CMD is gone" sh -c '! kill -0 "$(cat cmd.pid)" 2>/dev/null'
+kill -KILL "$(cat cmd.pid)" 2>/dev/null
 
 # --pid: a busy process's CPU time grows by about the wall time, a
 # sleeping one's hardly at all; its exit is an EVENT and recording goes on.
