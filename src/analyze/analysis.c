@@ -5,8 +5,9 @@
  * samples around them have been read; at the end, levels, uncertainty and
  * verdicts are computed over the finished windows (verdict.h).
  *
- * Memory: the integrators' rings (fixed), one record per window, and the
- * edge points of windows still being gathered.
+ * Memory: the integrators' rings (fixed), one record per finished window,
+ * and a small one (the edge points) per window still being gathered, at
+ * most --max-open of them open (the oldest are dropped past that).
  */
 #include <errno.h>
 #include <math.h>
@@ -110,7 +111,7 @@ static int on_mark(struct ctx *c, const struct trace_row *r)
         if (!p->start_label)
             continue;
         struct pairing_step step;
-        long new_id = kind == 0 ? c->a->nwindows : c->nidle;
+        long new_id = c->nids[kind];
         if (pairing_on_mark(p, r->label, r->has_attrs ? &r->attrs : NULL, r->t_mono_ns, new_id,
                             &step) != 0) {
             diag_error("out of memory");
@@ -124,7 +125,12 @@ static int on_mark(struct ctx *c, const struct trace_row *r)
         if (step.opens && open_window(c, kind, r) != 0)
             return EXIT_RUNTIME;
         if (step.opens && step.name)
-            c->a->windows[new_id].start_label = c->a->windows[new_id].end_label = step.name;
+            c->act_of[kind][new_id]->label = step.name;
+        /* --max-open: a start whose end never comes must not hold memory
+         * (and the tape) forever; the oldest goes, counted (0: no cap,
+         * for callers that fill the options by hand) */
+        if (kind == 0 && step.opens && c->opt->max_open > 0)
+            c->a->dropped_starts += drop_open_over(c, c->opt->max_open);
     }
     return resolve_pending(c, 0);
 }

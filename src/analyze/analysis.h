@@ -191,6 +191,11 @@ struct ext_mark {
     long line;                           /* in its own trace */
 };
 
+/* --max-open's default: far above any real trace's overlapping windows,
+ * and under 100 MB of open records. */
+#define ANALYSIS_MAX_OPEN_DEFAULT 100000
+#define ANALYSIS_MAX_OPEN_MAX 1000000000
+
 struct analysis_options {
     const char *start_label, *end_label;
     const char *range_name;              /* --range: pair MARKs by range ID (windows.h); start/end = it */
@@ -210,6 +215,8 @@ struct analysis_options {
     double copy_gbps;                    /* --copy-gbps: waiting with PCIe traffic at or above this
                                             (GB/s, TX + RX) is waiting on copies (1) */
     int ring_samples;                    /* history kept per GPU for late marks (4096) */
+    long max_open;                       /* --max-open: windows open at once; past it the
+                                            oldest start is dropped (100000) */
     /* When set, windows come from these marks (sorted by time) instead of
      * the trace's own MARK rows. */
     const struct ext_mark *marks;
@@ -252,6 +259,7 @@ struct analysis {
     struct window *windows;
     long unmatched_starts;        /* start marks with no end mark after them */
     long unmatched_ends;          /* end marks with no open start before them */
+    long dropped_starts;          /* open starts dropped over --max-open (not unmatched_starts) */
     long marks, samples, rows;
     long recordings;              /* recordings in the file after the first (trace_row.recording) */
     int gpm_seen;                 /* some SAMPLE row carries GPM values (gpu_gpm_span_ns) */
@@ -277,6 +285,9 @@ void analysis_default_options(struct analysis_options *o);
  * them and becomes both (*start = *end = range). 0, or -1 after one error line. */
 int analysis_check_window_flags(const char **start, const char **end, const char *range,
                                 const char *domain, const char *category, int no_windows);
+/* --max-open N: 1..ANALYSIS_MAX_OPEN_MAX into *out. 0, or -1 after one
+ * error line. */
+int analysis_parse_max_open(const char *s, long *out);
 /* --range, --domain and --category: checks they agree with --start/--end and makes the
  * range name both labels. 0, or -1 after one error line. */
 int analysis_range_options(struct analysis_options *o);

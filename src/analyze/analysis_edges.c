@@ -35,12 +35,10 @@ static int add_pending(struct ctx *c, struct active *act)
 
 void mark_all_pending(struct ctx *c)
 {
-    for (int kind = 0; kind < 2; kind++) {
-        long n = kind == 0 ? c->a->nwindows : c->nidle;
-        for (long i = 0; i < n; i++)
+    for (int kind = 0; kind < 2; kind++)
+        for (long i = 0; i < c->nids[kind]; i++)
             if (c->act_of[kind][i])
                 add_pending(c, c->act_of[kind][i]);
-    }
 }
 
 struct active *find_active(struct ctx *c, int kind, long id)
@@ -48,41 +46,37 @@ struct active *find_active(struct ctx *c, int kind, long id)
     return c->act_of[kind][id];
 }
 
-static struct window *window_of(struct ctx *c, int kind, long id)
+void window_record_free(struct window *w)
 {
-    return kind == 0 ? &c->a->windows[id] : &c->idle[id];
+    if (!w)
+        return;
+    free(w->gpu);
+    window_tape_free(w->tape);
+    free(w);
 }
 
+/* A window id for the mark that opens it; its active record holds what the
+ * window record will need (the record itself comes at finish_window). */
 int open_window(struct ctx *c, int kind, const struct trace_row *r)
 {
-    struct window **arr = kind == 0 ? &c->a->windows : &c->idle;
-    long *n = kind == 0 ? &c->a->nwindows : &c->nidle;
-    if (*n == c->cap_act[kind]) {
+    if (c->nids[kind] == c->cap_act[kind]) {
         long ncap = c->cap_act[kind] ? c->cap_act[kind] * 2 : 64;
-        struct window *nw = realloc(*arr, sizeof *nw * (size_t)ncap);
-        if (!nw)
-            return -1;
-        *arr = nw;
         struct active **na = realloc(c->act_of[kind], sizeof *na * (size_t)ncap);
         if (!na)
             return -1;
         c->act_of[kind] = na;
+        struct window **nw = realloc(c->win_of[kind], sizeof *nw * (size_t)ncap);
+        if (!nw)
+            return -1;
+        c->win_of[kind] = nw;
         c->cap_act[kind] = ncap;
     }
-    long id = (*n)++;
-    struct window *w = &(*arr)[id];
-    memset(w, 0, sizeof *w);
-    w->index = id + 1;
-    w->start_label = c->pair[kind].start_label;
-    w->end_label = c->pair[kind].end_label;
-    w->t_start_ns = r->t_mono_ns;
-    w->wall_start_ns = r->t_wall_ns;
-    w->start_line = r->line;
-    if (r->has_attrs) {                 /* a range's start: what NVTX attached to it */
-        memcpy(w->category, r->attrs.category, sizeof w->category);
-        if (r->attrs.has_payload)
-            memcpy(w->payload, r->attrs.payload, sizeof w->payload);
-    }
+    long id = c->nids[kind]++;
+    if (kind == 0)
+        c->a->nwindows = c->nids[0];       /* analysis_tape.c walks the ids by it */
+    else
+        c->nidle = c->nids[1];
+    c->win_of[kind][id] = NULL;
     struct active *act = calloc(1, sizeof *act);
     c->act_of[kind][id] = act;
     if (!act)
@@ -90,6 +84,15 @@ int open_window(struct ctx *c, int kind, const struct trace_row *r)
     act->kind = kind;
     act->id = id;
     c->nactive++;
+    /* a range's start: what NVTX attached to it */
+    if (r->has_attrs && (r->attrs.category[0] || r->attrs.has_payload)) {
+        act->attrs = calloc(1, sizeof *act->attrs);
+        if (!act->attrs)
+            return -1;
+        memcpy(act->attrs->category, r->attrs.category, sizeof act->attrs->category);
+        if (r->attrs.has_payload)
+            memcpy(act->attrs->payload, r->attrs.payload, sizeof act->attrs->payload);
+    }
     return set_edge(c, act, 0, r);
 }
 
@@ -97,14 +100,28 @@ int set_edge(struct ctx *c, struct active *act, int which, const struct trace_ro
 {
     act->have[which] = 1;
     act->t[which] = r->t_mono_ns;
+    act->wall[which] = r->t_wall_ns;
     act->line[which] = r->line;
-    if (which == 1) {
-        struct window *w = window_of(c, act->kind, act->id);
-        w->t_end_ns = r->t_mono_ns;
-        w->wall_end_ns = r->t_wall_ns;
-        w->end_line = r->line;
-    }
     return add_pending(c, act);
+}
+
+long drop_open_over(struct ctx *c, long cap)
+{
+    long n = 0;
+    while (pairing_open_count(&c->pair[0]) > cap) {
+        long id = pairing_drop_oldest(&c->pair[0]);
+        struct active *act = id >= 0 ? c->act_of[0][id] : NULL;
+        if (!act)
+            continue;
+        c->act_of[0][id] = NULL;
+        c->nactive--;
+        n++;
+        if (act->pending)
+            act->dropped = 1;       /* resolve_pending frees it: no search of the list */
+        else
+            active_free(act);
+    }
+    return n;
 }
 
 static int too_old(struct ctx *c, const struct active *act, int which)
@@ -212,6 +229,9 @@ void active_free(struct active *act)
         return;
     free(act->gpu[0]);
     free(act->gpu[1]);
+    free(act->host[0]);
+    free(act->host[1]);
+    free(act->attrs);
     free(act);
 }
 
@@ -219,6 +239,8 @@ void active_free(struct active *act)
  * resolved yet). 0, or -1 when out of memory. */
 static int grow_points(struct ctx *c, struct active *act, int which)
 {
+    if (!act->host[which] && !(act->host[which] = calloc(1, sizeof *act->host[which])))
+        return -1;
     if (act->ngpu_pts[which] >= c->ngpu)
         return 0;
     struct point *n = realloc(act->gpu[which], sizeof *n * (size_t)c->ngpu);
@@ -248,7 +270,7 @@ static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2
                 return too_old(c, act, which);
             done[which] &= rc & resolve_est(&c->gpu[s].est, &act->gpu[which][s], act->t[which], eof);
         }
-        int rc = resolve_point(&c->host, &act->host[which], act->t[which], which, 0, eof,
+        int rc = resolve_point(&c->host, act->host[which], act->t[which], which, 0, eof,
                                c->latest_sample_ns);
         if (rc < 0)
             return too_old(c, act, which);
@@ -265,7 +287,23 @@ static double diff(const struct point *ps, const struct point *pe, int q)
 /* Both edges known: the window's numbers (levels and verdict come later). */
 static int finish_window(struct ctx *c, struct active *act)
 {
-    struct window *w = window_of(c, act->kind, act->id);
+    struct window *w = calloc(1, sizeof *w);
+    if (!w)
+        return -1;
+    c->win_of[act->kind][act->id] = w;
+    w->index = act->id + 1;
+    w->start_label = act->label ? act->label : c->pair[act->kind].start_label;
+    w->end_label = act->label ? act->label : c->pair[act->kind].end_label;
+    w->t_start_ns = act->t[0];
+    w->wall_start_ns = act->wall[0];
+    w->start_line = act->line[0];
+    w->t_end_ns = act->t[1];
+    w->wall_end_ns = act->wall[1];
+    w->end_line = act->line[1];
+    if (act->attrs) {
+        memcpy(w->category, act->attrs->category, sizeof w->category);
+        memcpy(w->payload, act->attrs->payload, sizeof w->payload);
+    }
     double dur = (double)(act->t[1] - act->t[0]) / 1e9;
     w->duration_s = dur;
     w->ngpu = c->ngpu;
@@ -323,7 +361,7 @@ static int finish_window(struct ctx *c, struct active *act)
         w->flags |= WINDOW_NO_POWER;
     if (act->kind == 0 && capture_window_tape(c, w, act->t[0], act->t[1]) != 0)
         return -1;
-    const struct point *hs = &act->host[0], *he = &act->host[1];
+    const struct point *hs = act->host[0], *he = act->host[1];
     w->host_cpu_pct = diff(hs, he, QH_CPU) / dur;
     w->proc_cores = diff(hs, he, QH_PROC) / dur;
     for (int k = 0; k < TRACE_RAPL_MAX; k++)
@@ -336,21 +374,35 @@ static int finish_window(struct ctx *c, struct active *act)
     return 0;
 }
 
+/* On an early return: the entries not walked yet stay on the list (free_ctx
+ * frees the dropped ones there), after the kept ones. */
+static int pend_stop(struct ctx *c, long kept, long from, int rc)
+{
+    for (long i = from; i < c->npend; i++)
+        c->pend[kept++] = c->pend[i];
+    c->npend = kept;
+    return rc;
+}
+
 int resolve_pending(struct ctx *c, int eof)
 {
     long kept = 0;
     for (long i = 0; i < c->npend; i++) {
         struct active *act = c->pend[i];
+        if (act->dropped) {
+            active_free(act);
+            continue;
+        }
         int done[2];
         int rc = resolve_active(c, act, eof, done);
         if (rc == -2)
             diag_error("out of memory");
         if (rc != 0)
-            return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
+            return pend_stop(c, kept, i, rc == -2 ? EXIT_RUNTIME : EXIT_USAGE);
         if (done[0] && done[1]) {
             if (finish_window(c, act) != 0) {
                 diag_error("out of memory");
-                return EXIT_RUNTIME;
+                return pend_stop(c, kept, i, EXIT_RUNTIME);
             }
             long id = act->id;
             int kind = act->kind;
@@ -360,7 +412,7 @@ int resolve_pending(struct ctx *c, int eof)
             if (kind == 0 && c->window_done) {
                 int rc = c->window_done(c, id);
                 if (rc != EXIT_OK)
-                    return rc;
+                    return pend_stop(c, kept, i + 1, rc);
             }
             continue;
         }

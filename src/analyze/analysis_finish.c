@@ -22,25 +22,46 @@ int finish_trace(struct ctx *c)
     int rc = resolve_pending(c, 1);
     if (rc != EXIT_OK)
         return rc;
-    /* Whatever is still active never saw its end mark. */
+    /* Whatever is still active never saw its end mark; the finished
+     * windows' records are gathered in id order (the order of their start
+     * marks), renumbered without the unmatched and dropped ones. */
     for (int kind = 0; kind < 2; kind++) {
-        struct window *arr = kind == 0 ? c->a->windows : c->idle;
-        long *n = kind == 0 ? &c->a->nwindows : &c->nidle;
-        long kept = 0;
-        for (long i = 0; i < *n; i++) {
+        long nids = c->nids[kind], kept = 0;
+        struct window *arr = malloc(sizeof *arr * (size_t)(nids ? nids : 1));
+        if (!arr) {
+            diag_error("out of memory");
+            return EXIT_RUNTIME;
+        }
+        for (long i = 0; i < nids; i++) {
             if (c->act_of[kind][i]) {
                 active_free(c->act_of[kind][i]);
                 c->act_of[kind][i] = NULL;
                 if (kind == 0)
                     c->a->unmatched_starts++;
-                continue;
             }
-            arr[kept] = arr[i];
+            struct window *w = c->win_of[kind][i];
+            if (!w)
+                continue;
+            arr[kept] = *w;
             arr[kept].index = kept + 1;
             kept++;
+            free(w);
+            c->win_of[kind][i] = NULL;
         }
-        *n = kept;
+        c->nids[kind] = 0;
+        if (kind == 0) {
+            free(c->a->windows);
+            c->a->windows = arr;
+            c->a->nwindows = kept;
+        } else {
+            free(c->idle);
+            c->idle = arr;
+            c->nidle = kept;
+        }
     }
+    if (c->a->dropped_starts && !c->window_done)
+        diag_warn("--max-open %ld reached: %ld oldest open start%s dropped", c->opt->max_open,
+                  c->a->dropped_starts, c->a->dropped_starts == 1 ? "" : "s");
     c->nactive = 0;
     c->npend = 0;
     c->a->unmatched_ends = c->pair[0].unmatched_ends;
@@ -307,13 +328,25 @@ void free_ctx(struct ctx *c)
     tape_free(&c->host_tape);
     free(c->thread_names);
     integ_free(&c->host);
+    /* dropped windows still on the pending list are only there (before
+     * the others, which act_of frees, are gone) */
+    for (long i = 0; i < c->npend; i++)
+        if (c->pend[i]->dropped)
+            active_free(c->pend[i]);
     for (int kind = 0; kind < 2; kind++) {
-        long n = kind == 0 ? c->a->nwindows : c->nidle;
-        for (long i = 0; c->act_of[kind] && i < n; i++)
+        /* after an error: the windows still open or finished (ids) */
+        for (long i = 0; i < c->nids[kind]; i++) {
             active_free(c->act_of[kind][i]);
+            window_record_free(c->win_of[kind][i]);
+        }
         free(c->act_of[kind]);
+        free(c->win_of[kind]);
         pairing_free(&c->pair[kind]);
     }
+    if (c->nids[0] && !c->a->windows)
+        c->a->nwindows = 0;      /* no records gathered: nothing for analysis_free */
+    if (!c->idle)
+        c->nidle = 0;
     for (long i = 0; i < c->nidle; i++) {
         free(c->idle[i].gpu);
         window_tape_free(c->idle[i].tape);

@@ -78,19 +78,31 @@ struct point {
     uint32_t reasons[INTEG_REASON_BITS];
 };
 
-/* A window whose edges are still being gathered. Its GPU points are
- * allocated as GPUs appear (one per GPU in the trace so far), not for
- * ANALYSIS_MAX_GPUS: an open start costs a few hundred bytes, not 37 KB. */
+/* What the start mark said beyond its time and line: a range's category
+ * and payload (allocated only when it has either). */
+struct start_attrs {
+    char category[MARK_CATEGORY_MAX + 1];
+    char payload[MARK_PAYLOAD_MAX + 1];
+};
+
+/* A window whose edges are still being gathered. Its window record (2.7
+ * KB) is made only once both edges are resolved (finish_window), and its
+ * points are allocated per edge seen, the GPU ones per GPU in the trace so
+ * far: an open start costs under 1 KB, not 37 KB (a point per possible
+ * GPU and a window record each). */
 struct active {
     int kind;                      /* 0: a window; 1: an --idle-window window */
     long id;
     int have[2];                   /* start / end mark seen */
-    int64_t t[2];
-    long line[2];
     int pending;                   /* in ctx.pend */
+    int dropped;                   /* over --max-open: freed when it leaves ctx.pend */
+    int64_t t[2], wall[2];         /* t_mono_ns, t_wall_ns of the marks */
+    long line[2];
+    const char *label;             /* any range: the name the namer gave it; NULL: the pairing's */
+    struct start_attrs *attrs;     /* NULL: none */
     struct point *gpu[2];          /* per GPU stream, ngpu_pts[which] of them */
     int ngpu_pts[2];
-    struct point host[2];
+    struct point *host[2];         /* allocated with the edge */
 };
 void active_free(struct active *act);
 
@@ -111,7 +123,10 @@ struct ctx {
     int64_t latest_sample_ns;      /* latest SAMPLE row's time, INT64_MIN before one */
     int n_rapl;
     struct pairing pair[2];
-    struct active **act_of[2];     /* by window id; NULL once finished */
+    struct active **act_of[2];     /* by window id; NULL once finished (or dropped) */
+    struct window **win_of[2];     /* by window id: the record once finished, else NULL;
+                                      finish_trace gathers them into a->windows, c->idle */
+    long nids[2];                  /* ids given (a->nwindows, c->nidle until finish_trace) */
     long cap_act[2];
     long nactive;
     struct active **pend;          /* actives with an unresolved edge */
@@ -135,6 +150,10 @@ struct ctx {
 int open_window(struct ctx *c, int kind, const struct trace_row *r);
 int set_edge(struct ctx *c, struct active *act, int which, const struct trace_row *r);
 struct active *find_active(struct ctx *c, int kind, long id);
+/* Past cap open windows (kind 0), drops the one open longest (pairing and
+ * active record; its id then has no window): how many it dropped. */
+long drop_open_over(struct ctx *c, long cap);
+void window_record_free(struct window *w);
 void mark_all_pending(struct ctx *c);
 /* Resolves what can be resolved; at eof, everything. An exit code. */
 int resolve_pending(struct ctx *c, int eof);

@@ -1,10 +1,13 @@
 /*
  * analysis_options.c — analyze's options: their defaults, the check of
  * --start/--end/--range/--domain against each other, the --range labels
- * turned into window options, and the names of the energy sources.
+ * turned into window options, --max-open (shared by analyze, plot and
+ * export), and the names of the energy sources.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -59,6 +62,19 @@ int analysis_range_options(struct analysis_options *o)
     return 0;
 }
 
+int analysis_parse_max_open(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > ANALYSIS_MAX_OPEN_MAX) {
+        diag_error("--max-open: not a whole number from 1 to %ld: '%s'", (long)ANALYSIS_MAX_OPEN_MAX, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 void analysis_default_options(struct analysis_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -71,6 +87,7 @@ void analysis_default_options(struct analysis_options *o)
     o->class_frac = 2.0 / 3.0;
     o->copy_gbps = 1;
     o->ring_samples = 4096;
+    o->max_open = ANALYSIS_MAX_OPEN_DEFAULT;
 }
 
 const char *energy_source_name(enum energy_source s)

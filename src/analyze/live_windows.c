@@ -3,7 +3,7 @@
  *
  * Each definition gets its own analysis context, fed every row, exactly as
  * analysis_run feeds one; the only additions are the window_done hook and
- * compaction. Window ids index the context's arrays (windows, act_of,
+ * compaction. Window ids index the context's arrays (win_of, act_of,
  * the pairing's open list), so dropping finished windows means shifting
  * every id still in use down by the number dropped; that happens inside
  * the hook, where no caller holds an id.
@@ -20,40 +20,46 @@
 
 struct live_slot { struct live_windows *lw; int def; long finished; };
 
+static long new_id_of(void *arg, long old)
+{
+    struct ctx *c = arg;
+    return c->act_of[0][old]->id;     /* an open window always has its active */
+}
+
 /* Drops every finished window, every LIVE_COMPACT_AFTER of them or when
  * none is open, wherever it is: a range that never closes (a lost end
- * mark) must not keep the ones after it. Open ids stay in increasing order
- * in the pairing, so one merge walk renumbers them. */
+ * mark) must not keep the ones after it. The windows kept (those with an
+ * active record) get their new ids first, so the pairing can be told them
+ * before the arrays move. */
 static void compact(struct ctx *c, struct live_slot *slot)
 {
     struct analysis *a = c->a;
     if (++slot->finished < LIVE_COMPACT_AFTER && c->nactive > 0)
         return;
     slot->finished = 0;
-    struct pairing *p = &c->pair[0];
-    long kept = 0, k = 0;
-    for (long i = 0; i < a->nwindows; i++) {
+    long kept = 0;
+    for (long i = 0; i < c->nids[0]; i++)
+        if (c->act_of[0][i])
+            c->act_of[0][i]->id = kept++;
+    pairing_remap_ids(&c->pair[0], new_id_of, c);
+    kept = 0;
+    for (long i = 0; i < c->nids[0]; i++) {
         struct active *act = c->act_of[0][i];
         if (!act) {
-            free(a->windows[i].gpu);
+            window_record_free(c->win_of[0][i]);
             continue;
         }
-        while (k < p->nopen && p->open_id[k] < i)
-            k++;
-        if (k < p->nopen && p->open_id[k] == i)
-            p->open_id[k++] = kept;
-        a->windows[kept] = a->windows[i];
         c->act_of[0][kept] = act;
-        act->id = kept++;
+        c->win_of[0][kept++] = c->win_of[0][i];   /* NULL: not finished */
     }
-    a->nwindows = kept;
+    c->nids[0] = a->nwindows = kept;
 }
 
 static int on_window_done(struct ctx *c, long id)
 {
     struct live_slot *slot = c->hook_arg;
     struct live_windows *lw = slot->lw;
-    struct window *w = &c->a->windows[id];
+    struct window *w = c->win_of[0][id];
     const char *origin;
     finish_window_so_far(c, w, &origin);
     int rc = lw->fn(lw->arg, slot->def, ++lw->nth[slot->def], w, origin);
@@ -111,27 +117,12 @@ int live_windows_open(struct live_windows *lw, struct trace_reader *tr,
     return EXIT_OK;
 }
 
-/* Past LIVE_MAX_OPEN open windows, the oldest goes: out of the pairing,
- * off the pending list, its active record freed; the next compaction drops
- * its window record like a finished one, without reporting it. Each window
- * record with an active costs tens of KiB (an edge per GPU). */
+/* Past LIVE_MAX_OPEN open windows, the oldest goes (drop_open_over: out
+ * of the pairing, its active record freed); the next compaction drops its
+ * id like a finished window's, without reporting it. */
 static void drop_oldest_open(struct live_windows *lw, struct ctx *c)
 {
-    while (pairing_open_count(&c->pair[0]) > LIVE_MAX_OPEN) {
-        long id = pairing_drop_oldest(&c->pair[0]);
-        struct active *act = id >= 0 ? c->act_of[0][id] : NULL;
-        if (!act)
-            continue;
-        if (act->pending) {
-            long k = 0;
-            for (long i = 0; i < c->npend; i++)
-                if (c->pend[i] != act)
-                    c->pend[k++] = c->pend[i];
-            c->npend = k;
-        }
-        c->act_of[0][id] = NULL;
-        c->nactive--;
-        active_free(act);
+    for (long n = drop_open_over(c, LIVE_MAX_OPEN); n > 0; n--) {
         lw->abandoned++;
         compact(c, c->hook_arg);         /* counts it with the finished ones */
     }

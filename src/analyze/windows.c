@@ -1,4 +1,14 @@
-/* windows.c — the pairing rule for start and end MARKs; see windows.h. */
+/*
+ * windows.c — the pairing rule for start and end MARKs; see windows.h.
+ *
+ * Time: linear in marks + windows. The open windows are a list in opening
+ * order with a moving head (dropping the oldest is O(1), not a shift of the
+ * whole list) and holes where a range closed out of order, squeezed out
+ * once they outnumber the open windows. By range a close walks only the
+ * chain of its ID's hash; 100,000 open ranges made every close walk them
+ * all (21 s). Memory: one slot (~80 bytes) per open window.
+ */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +19,7 @@ void pairing_init(struct pairing *p, const char *start_label, const char *end_la
     memset(p, 0, sizeof *p);
     p->start_label = start_label;
     p->end_label = end_label;
+    p->min_t = INT64_MAX;
 }
 
 void pairing_init_range(struct pairing *p, const char *name, const char *domain)
@@ -28,108 +39,196 @@ void pairing_init_any(struct pairing *p, range_namer_fn namer, void *arg)
 
 void pairing_free(struct pairing *p)
 {
-    free(p->open_name);
+    free(p->slot);
+    free(p->bucket);
+    free(p->bucket_tail);
     free(p->closed_names);
-    free(p->open_key);
-    free(p->open_id);
-    free(p->open_t);
     free(p->closed);
     memset(p, 0, sizeof *p);
 }
 
 long pairing_open_count(const struct pairing *p) { return p->nopen; }
 
+long pairing_oldest_id(const struct pairing *p)
+{
+    for (long i = p->head; i < p->nslot; i++)
+        if (p->slot[i].id >= 0)
+            return p->slot[i].id;
+    return -1;
+}
+
+static unsigned long hash_key(const char *k)
+{
+    unsigned long h = 2166136261u;          /* FNV-1a */
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * 16777619u;
+    return h;
+}
+
+static long bucket_of(const struct pairing *p, const char *key)
+{
+    return (long)(hash_key(key) & (unsigned long)(p->nbucket - 1));
+}
+
+/* Appends open slot i to its key's chain (slots are chained in order). */
+static void chain_append(struct pairing *p, long i)
+{
+    long b = bucket_of(p, p->slot[i].key);
+    p->slot[i].next = -1;
+    if (p->bucket_tail[b] >= 0)
+        p->slot[p->bucket_tail[b]].next = i;
+    else
+        p->bucket[b] = i;
+    p->bucket_tail[b] = i;
+}
+
+/* Squeezes out closed slots and the ones before head, and chains the open
+ * ones again (by range). Linear in the slots; done when holes outnumber
+ * open windows, so amortized O(1) per window. */
+static void squeeze(struct pairing *p)
+{
+    long k = 0;
+    for (long i = p->head; i < p->nslot; i++)
+        if (p->slot[i].id >= 0)
+            p->slot[k++] = p->slot[i];
+    p->head = 0;
+    p->nslot = k;
+    if (!p->by_range)
+        return;
+    for (long b = 0; b < p->nbucket; b++)
+        p->bucket[b] = p->bucket_tail[b] = -1;
+    for (long i = 0; i < p->nslot; i++)
+        chain_append(p, i);
+}
+
 void pairing_forget_open(struct pairing *p)
 {
-    p->nopen = 0;
+    p->head = p->nslot = p->nopen = 0;
+    p->min_t = INT64_MAX;
+    for (long b = 0; b < p->nbucket; b++)
+        p->bucket[b] = p->bucket_tail[b] = -1;
 }
-const long *pairing_open_ids(const struct pairing *p) { return p->open_id; }
 
-/* Room for one more open window (and, by range, its key). */
+/* Room for one more open slot. 0, or -1 when out of memory. */
 static int grow_open(struct pairing *p)
 {
-    if (p->nopen < p->cap)
-        return 0;
-    long ncap = p->cap ? p->cap * 2 : 16;
-    long *ni = realloc(p->open_id, sizeof *ni * (size_t)ncap);
-    if (!ni)
-        return -1;
-    p->open_id = ni;
-    int64_t *nt = realloc(p->open_t, sizeof *nt * (size_t)ncap);
-    if (!nt)
-        return -1;
-    p->open_t = nt;
-    if (p->by_range) {
-        char (*nk)[MARK_RANGE_ID_MAX + 1] = realloc(p->open_key, sizeof *nk * (size_t)ncap);
-        if (!nk)
-            return -1;
-        p->open_key = nk;
-    }
-    if (p->namer) {
-        const char **nn = realloc(p->open_name, sizeof *nn * (size_t)ncap);
-        if (!nn)
-            return -1;
-        p->open_name = nn;
-    }
     if (!p->closed) {
         p->closed = malloc(sizeof *p->closed);
         if (!p->closed)
             return -1;
         p->ncap_closed = 1;
     }
+    if (p->nslot < p->cap)
+        return 0;
+    if (p->nslot - p->nopen >= p->cap / 2 && p->cap) {
+        squeeze(p);                     /* half of it holes: room without growing */
+        return 0;
+    }
+    long ncap = p->cap ? p->cap * 2 : 16;
+    struct open_slot *ns = realloc(p->slot, sizeof *ns * (size_t)ncap);
+    if (!ns)
+        return -1;
+    p->slot = ns;
     p->cap = ncap;
+    if (p->by_range) {
+        long *nb = realloc(p->bucket, sizeof *nb * (size_t)ncap);
+        if (!nb)
+            return -1;
+        p->bucket = nb;
+        long *nt = realloc(p->bucket_tail, sizeof *nt * (size_t)ncap);
+        if (!nt)
+            return -1;
+        p->bucket_tail = nt;
+        p->nbucket = ncap;
+    }
+    squeeze(p);                         /* rehash for the new table size */
     return 0;
 }
 
-/* Room in closed[] for every open window at once. */
-static int room_to_close_all(struct pairing *p, struct pairing_step *step)
+static int add_open(struct pairing *p, long id, int64_t t, const char *name, const char *key)
 {
-    if (p->ncap_closed < p->nopen) {
-        long *n = realloc(p->closed, sizeof *n * (size_t)p->nopen);
-        if (!n)
+    if (grow_open(p) != 0)
+        return -1;
+    struct open_slot *s = &p->slot[p->nslot];
+    s->id = id;
+    s->t = t;
+    s->name = name;
+    s->next = -1;
+    s->key[0] = '\0';
+    if (key)
+        memcpy(s->key, key, sizeof s->key);
+    if (p->by_range)
+        chain_append(p, p->nslot);
+    p->nslot++;
+    p->nopen++;
+    if (t < p->min_t)
+        p->min_t = t;
+    return 0;
+}
+
+/* Room in closed[] for n ids. */
+static int room_to_close(struct pairing *p, long n, struct pairing_step *step)
+{
+    if (p->ncap_closed < n) {
+        long *c = realloc(p->closed, sizeof *c * (size_t)n);
+        if (!c)
             return -1;
-        p->closed = n;
-        p->ncap_closed = p->nopen;
-        step->closed = n;
+        p->closed = c;
+        p->ncap_closed = n;
+        step->closed = c;
     }
     return 0;
 }
 
-static void remove_open(struct pairing *p, long i)
+/* Closes slot i of bucket b whose predecessor in the chain is prev (-1:
+ * it is the first): a hole from now on. */
+static void unchain(struct pairing *p, long b, long prev, long i)
 {
+    long next = p->slot[i].next;
+    if (prev >= 0)
+        p->slot[prev].next = next;
+    else
+        p->bucket[b] = next;
+    if (p->bucket_tail[b] == i)
+        p->bucket_tail[b] = prev;
+    p->slot[i].id = -1;
     p->nopen--;
-    memmove(p->open_id + i, p->open_id + i + 1, sizeof *p->open_id * (size_t)(p->nopen - i));
-    memmove(p->open_t + i, p->open_t + i + 1, sizeof *p->open_t * (size_t)(p->nopen - i));
-    memmove(p->open_key + i, p->open_key + i + 1, sizeof *p->open_key * (size_t)(p->nopen - i));
-    if (p->open_name)
-        memmove(p->open_name + i, p->open_name + i + 1,
-                sizeof *p->open_name * (size_t)(p->nopen - i));
-}
-
-static void close_open(struct pairing *p, long i, struct pairing_step *step)
-{
-    step->closed = p->closed;
-    p->closed[step->nclosed++] = p->open_id[i];
-    remove_open(p, i);
+    while (p->head < p->nslot && p->slot[p->head].id < 0)
+        p->head++;
 }
 
 long pairing_drop_oldest(struct pairing *p)
 {
     if (p->nopen == 0)
         return -1;
-    long id = p->open_id[0];
-    remove_open(p, 0);
+    while (p->slot[p->head].id < 0)
+        p->head++;
+    long i = p->head, id = p->slot[i].id;
+    if (p->by_range)     /* the oldest open window is the first of its chain */
+        unchain(p, bucket_of(p, p->slot[i].key), -1, i);
+    else {
+        p->slot[i].id = -1;
+        p->nopen--;
+        p->head++;
+    }
     return id;
+}
+
+void pairing_remap_ids(struct pairing *p, long (*map)(void *arg, long id), void *arg)
+{
+    for (long i = p->head; i < p->nslot; i++)
+        if (p->slot[i].id >= 0)
+            p->slot[i].id = map(arg, p->slot[i].id);
 }
 
 /* Any range: an end=ID closes the first open window of each name with that
  * ID (the one a per-name pairing would close), unless that one starts after
- * the end (then, as there, that name closes nothing). Windows stay in
+ * the end (then, as there, that name closes nothing). The chain is in
  * opening order, so "first" is the first met; a name is decided once. */
 static int close_any(struct pairing *p, const struct mark_attrs *a, int64_t t,
                      struct pairing_step *step)
 {
-    if (room_to_close_all(p, step) != 0)
+    if (room_to_close(p, p->nopen, step) != 0)
         return -1;
     if (p->ncap_names < p->nopen) {
         const char **n = realloc(p->closed_names, sizeof *n * (size_t)p->nopen);
@@ -139,20 +238,25 @@ static int close_any(struct pairing *p, const struct mark_attrs *a, int64_t t,
         p->ncap_names = p->nopen;
     }
     long ndecided = 0;
-    for (long i = 0; i < p->nopen;) {
-        int decided = strcmp(p->open_key[i], a->range_id) != 0;
+    long b = p->nbucket ? bucket_of(p, a->range_id) : 0;
+    for (long prev = -1, i = p->nbucket ? p->bucket[b] : -1; i >= 0;) {
+        struct open_slot *s = &p->slot[i];
+        long next = s->next;
+        int decided = strcmp(s->key, a->range_id) != 0;
         for (long k = 0; k < ndecided && !decided; k++)
-            decided = p->closed_names[k] == p->open_name[i];
-        if (decided) {
-            i++;
-            continue;
+            decided = p->closed_names[k] == s->name;
+        if (!decided) {
+            p->closed_names[ndecided++] = s->name;
+            if (s->t <= t) {
+                step->closed = p->closed;
+                p->closed[step->nclosed++] = s->id;
+                unchain(p, b, prev, i);
+                i = next;
+                continue;
+            }
         }
-        p->closed_names[ndecided++] = p->open_name[i];
-        if (p->open_t[i] > t) {
-            i++;
-            continue;
-        }
-        close_open(p, i, step);
+        prev = i;
+        i = next;
     }
     if (ndecided == 0)
         p->unmatched_ends++;
@@ -168,12 +272,8 @@ static int on_range_mark(struct pairing *p, const char *label, const struct mark
         const char *name = p->namer(p->namer_arg, label);
         if (!name)
             return 0;
-        if (grow_open(p) != 0)
+        if (add_open(p, new_id, t, name, a->range_id) != 0)
             return -1;
-        p->open_id[p->nopen] = new_id;
-        p->open_t[p->nopen] = t;
-        p->open_name[p->nopen] = name;
-        memcpy(p->open_key[p->nopen++], a->range_id, sizeof p->open_key[0]);
         step->opens = 1;
         step->name = name;
         return 0;
@@ -185,24 +285,51 @@ static int on_range_mark(struct pairing *p, const char *label, const struct mark
     if (a->edge == MARK_EDGE_START) {
         if (!named || (p->category && strcmp(a->category, p->category) != 0))
             return 0;
-        if (grow_open(p) != 0)
+        if (add_open(p, new_id, t, NULL, a->range_id) != 0)
             return -1;
-        p->open_id[p->nopen] = new_id;
-        p->open_t[p->nopen] = t;
-        memcpy(p->open_key[p->nopen++], a->range_id, sizeof p->open_key[0]);
         step->opens = 1;
         return 0;
     }
-    for (long i = 0; i < p->nopen; i++) {
-        if (strcmp(p->open_key[i], a->range_id) != 0)
+    long b = p->nbucket ? bucket_of(p, a->range_id) : 0;
+    for (long prev = -1, i = p->nbucket ? p->bucket[b] : -1; i >= 0; prev = i, i = p->slot[i].next) {
+        if (strcmp(p->slot[i].key, a->range_id) != 0)
             continue;
-        if (p->open_t[i] > t)
+        if (p->slot[i].t > t)
             break;                      /* ends before it starts: not a pair */
-        close_open(p, i, step);
+        step->closed = p->closed;
+        p->closed[step->nclosed++] = p->slot[i].id;
+        unchain(p, b, prev, i);
         return 0;
     }
     if (named && !p->category)
         p->unmatched_ends++;
+    return 0;
+}
+
+/* By label: an end closes every open window that starts at or before it,
+ * in opening order. A lower bound on the open starts skips the walk when
+ * it closes nothing. */
+static int close_by_label(struct pairing *p, int64_t t, struct pairing_step *step)
+{
+    if (p->nopen == 0 || t < p->min_t)
+        return 0;
+    if (room_to_close(p, p->nopen, step) != 0)
+        return -1;
+    long kept = 0;
+    p->min_t = INT64_MAX;
+    for (long i = p->head; i < p->nslot; i++) {
+        if (p->slot[i].id < 0)
+            continue;
+        if (p->slot[i].t <= t) {
+            p->closed[step->nclosed++] = p->slot[i].id;
+            continue;
+        }
+        if (p->slot[i].t < p->min_t)
+            p->min_t = p->slot[i].t;
+        p->slot[kept++] = p->slot[i];
+    }
+    p->head = 0;
+    p->nslot = p->nopen = kept;
     return 0;
 }
 
@@ -216,26 +343,14 @@ int pairing_on_mark(struct pairing *p, const char *label, const struct mark_attr
     if (p->by_range)
         return on_range_mark(p, label, attrs, t, new_id, step);
     if (strcmp(label, p->end_label) == 0) {
-        if (room_to_close_all(p, step) != 0)
+        if (close_by_label(p, t, step) != 0)
             return -1;
-        long kept = 0;
-        for (long i = 0; i < p->nopen; i++) {
-            if (p->open_t[i] <= t) {
-                p->closed[step->nclosed++] = p->open_id[i];
-            } else {
-                p->open_id[kept] = p->open_id[i];
-                p->open_t[kept++] = p->open_t[i];
-            }
-        }
-        p->nopen = kept;
         if (step->nclosed == 0 && strcmp(label, p->start_label) != 0)
             p->unmatched_ends++;
     }
     if (strcmp(label, p->start_label) == 0) {
-        if (grow_open(p) != 0)
+        if (add_open(p, new_id, t, NULL, NULL) != 0)
             return -1;
-        p->open_id[p->nopen] = new_id;
-        p->open_t[p->nopen++] = t;
         step->opens = 1;
     }
     return 0;

@@ -35,6 +35,16 @@
 
 typedef const char *(*range_namer_fn)(void *arg, const char *label);
 
+/* One open window (private). By range, open windows with the same key
+ * hash are chained in opening order (next: the next slot, -1 none). */
+struct open_slot {
+    long id;                 /* the window's id; -1: closed (a hole) */
+    int64_t t;               /* its start time */
+    const char *name;        /* any range: its name */
+    long next;
+    char key[MARK_RANGE_ID_MAX + 1];  /* by range: its ID */
+};
+
 struct pairing {
     const char *start_label, *end_label;
     int by_range;            /* pairing_init_range or pairing_init_any */
@@ -44,12 +54,16 @@ struct pairing {
     const char *category;    /* by range: only starts with this category=; NULL any
                                 (an end carries none: unmatched ends are not counted) */
     long unmatched_ends;
-    /* private: open windows, as (id, start time) */
-    long *open_id;
-    int64_t *open_t;
-    char (*open_key)[MARK_RANGE_ID_MAX + 1];  /* by range: the ID of each open window */
-    const char **open_name;  /* any range: the name of each open window */
-    long nopen, cap;
+    /* private: open windows in opening order, slot[head..nslot) with holes
+     * where a range closed; the oldest goes by moving head (a cap costs
+     * O(1) per drop), holes are squeezed out when they outnumber the open
+     * ones. By range, bucket[] chains them by key hash (a close looks at
+     * its ID's chain only, not at every open window). */
+    struct open_slot *slot;
+    long head, nslot, cap, nopen;
+    long *bucket, *bucket_tail;  /* by range: first / last slot per hash, -1 none */
+    long nbucket;                /* a power of two >= cap */
+    int64_t min_t;               /* by label: no open window starts before this */
     long *closed;       /* ids closed by the last mark */
     long ncap_closed;
     const char **closed_names;  /* any range: names an end mark decided */
@@ -75,13 +89,17 @@ int pairing_on_mark(struct pairing *p, const char *label, const struct mark_attr
                     int64_t t, long new_id, struct pairing_step *step);
 /* Windows still open: unmatched starts. */
 long pairing_open_count(const struct pairing *p);
-const long *pairing_open_ids(const struct pairing *p);
+/* The id of the window open longest, -1 when none. */
+long pairing_oldest_id(const struct pairing *p);
 /* A new recording starts (trace_row.starts_recording): the windows still
  * open can no longer be closed; they stay unmatched starts. */
 void pairing_forget_open(struct pairing *p);
-/* Forgets the window open longest (it will never close); its id, or -1
- * when none is open. */
+/* Forgets the window open longest (it will never close: --max-open, or a
+ * live definition's cap); its id, or -1 when none is open. O(1). */
 long pairing_drop_oldest(struct pairing *p);
+/* Renumbers every open window: id becomes map(arg, id). Ids must keep
+ * their order (live_windows.c's compaction shifts them down). */
+void pairing_remap_ids(struct pairing *p, long (*map)(void *arg, long id), void *arg);
 void pairing_free(struct pairing *p);
 
 #endif

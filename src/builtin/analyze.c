@@ -36,6 +36,8 @@ static void usage(FILE *out)
         "  --domain NAME          with --range: only ranges of that NVTX domain ('' the default)\n"
         "  --category NAME        with --range: only ranges whose start has that NVTX category\n"
         "                         (its registered name, else its number)\n"
+        "  --max-open N           at most N windows open at once: past it the oldest start is\n"
+        "                         dropped, counted as dropped_starts (100000)\n"
         "  --method exact|seed    exact (default): energy counter, else instantaneous, else\n"
         "                         averaged power, integrated over exactly [start, end];\n"
         "                         seed: the original's arithmetic and output, to compare\n"
@@ -85,6 +87,7 @@ int cmd_analyze(int argc, char **argv)
         { "range", required_argument, NULL, 'r' },
         { "domain", required_argument, NULL, 'd' },
         { "category", required_argument, NULL, 'g' },
+        { "max-open", required_argument, NULL, 'X' },
         { "method", required_argument, NULL, 'm' },
         { "windows", no_argument, NULL, 'w' },
         { "format", required_argument, NULL, 'f' },
@@ -122,6 +125,7 @@ int cmd_analyze(int argc, char **argv)
         case 'r': o.range_name = optarg; break;
         case 'd': o.range_domain = optarg; break;
         case 'g': o.range_category = optarg; break;
+        case 'X': bad = analysis_parse_max_open(optarg, &o.max_open); break;
         case 'w': ro.windows_table = 1; break;
         case 'm':
             if (strcmp(optarg, "seed") == 0)

@@ -52,6 +52,8 @@ static const char usage[] =
     "      --category C    with --range: only ranges whose start has NVTX category C\n"
     "                      (its registered name, else its number)\n"
     "      --no-windows    export no windows\n"
+    "      --max-open N    at most N windows open at once; past it the oldest start\n"
+    "                      is dropped (100000; see flinch analyze --help)\n"
     "  -q, --quiet         do not print the clock offsets\n"
     "  -h, --help          this help\n";
 
@@ -60,7 +62,7 @@ static const char usage[] =
  * the caller fails only when no trace had them. */
 static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_t origin,
                           const char *start, const char *end, const char *range,
-                          const char *domain, const char *category)
+                          const char *domain, const char *category, long max_open)
 {
     struct analysis_options ao;
     analysis_default_options(&ao);
@@ -69,6 +71,7 @@ static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_
     ao.range_name = range;
     ao.range_domain = domain;
     ao.range_category = category;
+    ao.max_open = max_open;
     struct analysis a;
     int rc = analysis_run(&ao, hosts[h].path, &a);
     if (rc == 0)
@@ -114,6 +117,7 @@ int cmd_export(int argc, char **argv)
         { "domain", required_argument, NULL, 'd' },
         { "category", required_argument, NULL, 'g' },
         { "no-windows", no_argument, NULL, 'n' },
+        { "max-open", required_argument, NULL, 'X' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -121,6 +125,7 @@ int cmd_export(int argc, char **argv)
     const char *format = NULL, *out_path = NULL, *start = NULL, *end = NULL, *range = NULL,
                *domain = NULL, *category = NULL;
     int no_windows = 0, quiet = 0, c;
+    long max_open = ANALYSIS_MAX_OPEN_DEFAULT;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":f:o:qh", longopts, NULL)) != -1) {
         switch (c) {
@@ -132,6 +137,7 @@ int cmd_export(int argc, char **argv)
         case 'd': domain = optarg; break;
         case 'g': category = optarg; break;
         case 'n': no_windows = 1; break;
+        case 'X': if (analysis_parse_max_open(optarg, &max_open)) return EXIT_USAGE; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(usage, stdout); return EXIT_OK;
         case ':': diag_error("%s needs a value (see --help)", argv[optind - 1]); return EXIT_USAGE;
@@ -219,7 +225,8 @@ int cmd_export(int argc, char **argv)
         if (rc == 0)
             rc = perfetto_write_threads(f, hosts, i, origin);
         if (rc == 0 && has_labels) {
-            rc = export_windows(f, hosts, i, origin, start, end, range, domain, category);
+            rc = export_windows(f, hosts, i, origin, start, end, range, domain, category,
+                                max_open);
             windowed++;
         }
     }

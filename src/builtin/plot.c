@@ -44,6 +44,8 @@ static const char usage[] =
     "      --category C    with --range: only ranges whose start has NVTX category C\n"
     "                      (its registered name, else its number)\n"
     "      --no-windows    draw no windows\n"
+    "      --max-open N    at most N windows open at once; past it the oldest start\n"
+    "                      is dropped (100000; see flinch analyze --help)\n"
     "      --from SEC      draw from SEC seconds after the first row (default 0)\n"
     "      --to SEC        ... up to SEC seconds (default: the last row)\n"
     "      --width PX      picture width in pixels (default 1200, 400..20000)\n"
@@ -88,6 +90,7 @@ int cmd_plot(int argc, char **argv)
         { "domain", required_argument, NULL, 'd' },
         { "category", required_argument, NULL, 'g' },
         { "no-windows", no_argument, NULL, 'n' },
+        { "max-open", required_argument, NULL, 'X' },
         { "from", required_argument, NULL, 'F' },
         { "to", required_argument, NULL, 'T' },
         { "width", required_argument, NULL, 'W' },
@@ -99,6 +102,7 @@ int cmd_plot(int argc, char **argv)
     const char *out_path = NULL, *start = NULL, *end = NULL, *range = NULL, *domain = NULL,
                *category = NULL;
     int no_windows = 0;
+    long max_open = ANALYSIS_MAX_OPEN_DEFAULT;
     double from = NAN, to = NAN;
     struct svg_plot_options so = { 1200, 720, NULL };
     int c;
@@ -112,6 +116,7 @@ int cmd_plot(int argc, char **argv)
         case 'd': domain = optarg; break;
         case 'g': category = optarg; break;
         case 'n': no_windows = 1; break;
+        case 'X': if (analysis_parse_max_open(optarg, &max_open)) return EXIT_USAGE; break;
         case 'F': if (parse_seconds("--from", optarg, &from)) return EXIT_USAGE; break;
         case 'T': if (parse_seconds("--to", optarg, &to)) return EXIT_USAGE; break;
         case 'W': if (parse_pixels("--width", optarg, &so.width)) return EXIT_USAGE; break;
@@ -191,6 +196,7 @@ int cmd_plot(int argc, char **argv)
         ao.range_name = range;
         ao.range_domain = domain;
         ao.range_category = category;
+        ao.max_open = max_open;
         rc = analysis_run(&ao, trace, &a);
         if (rc != 0) {
             analysis_free(&a);   /* what a failed run gathered */

@@ -278,8 +278,11 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
 
 static void text_summary(FILE *out, const struct analysis *a)
 {
-    fprintf(out, "windows=%ld unmatched_starts=%ld unmatched_ends=%ld\n", a->nwindows,
+    fprintf(out, "windows=%ld unmatched_starts=%ld unmatched_ends=%ld", a->nwindows,
             a->unmatched_starts, a->unmatched_ends);
+    if (a->dropped_starts)       /* only then: the line stays as it was without --max-open */
+        fprintf(out, " dropped_starts=%ld", a->dropped_starts);
+    fputc('\n', out);
     const struct { const char *name; const struct stat_summary *s; const char *fmt; } rows[] = {
         { "duration_s", &a->duration_s, "%.6f" },
         { "energy_J", &a->energy_j, "%.3f" },
@@ -370,6 +373,7 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
     } else {
         text_window(out, a, &a->windows[0]);
     }
-    if (a->nwindows > 1 || a->unmatched_starts || a->unmatched_ends || ro->windows_table)
+    if (a->nwindows > 1 || a->unmatched_starts || a->unmatched_ends || a->dropped_starts ||
+        ro->windows_table)
         text_summary(out, a);
 }

@@ -395,6 +395,8 @@ void report_json(FILE *out, const struct analysis *a)
     }
     fprintf(out, "],\"summary\":{\"windows\":%ld,\"unmatched_starts\":%ld,\"unmatched_ends\":%ld",
             a->nwindows, a->unmatched_starts, a->unmatched_ends);
+    if (a->dropped_starts)       /* as in the text summary: only when --max-open dropped some */
+        fprintf(out, ",\"dropped_starts\":%ld", a->dropped_starts);
     json_stat(out, "duration_s", &a->duration_s);
     json_stat(out, "energy_J", &a->energy_j);
     json_stat(out, "mean_power_W", &a->mean_power_w);

@@ -7,7 +7,10 @@
 #    warning naming file and line, and export writes valid JSON;
 #  - repeated warnings are cut to DIAG_REPEAT_SHOWN plus one summary line;
 #  - an original 10-column trace (no host cells, no energy counter) no
-#    longer holds every window pending to the end (quadratic).
+#    longer holds every window pending to the end (quadratic);
+#  - windows that stay open cost under 1 KB each and are capped by
+#    --max-open (the oldest dropped, counted as dropped_starts); closing a
+#    range no longer walks every open one (100,000 open: 21 s).
 # Times are compared as N against 4N (linear: about 4x; quadratic: 16x),
 # with a generous absolute bound, so a loaded machine does not fail them.
 . "$ROOT/tests/lib.sh"
@@ -113,5 +116,97 @@ if [ -x /usr/bin/time ]; then
 else
   skip "10,000 open starts: memory" "no /usr/bin/time"
 fi
+
+# open ranges: gen_open BASE N C OUT writes BASE with N starts of range "req"
+# (start=oI) that never end, 8 per sample row, then C ranges start=cJ ..
+# end=cJ one sample long.
+gen_open() {
+  awk -F, -v n="$2" -v c="$3" 'NR == 1 { print; next }
+    { print }
+    $3 == "SAMPLE" {
+      for (j = 0; j < 8 && o < n; j++) { o++; mk("start=o" o) }
+      if (o >= n) {
+        if (open) { mk("end=c" k); open = 0 }
+        if (k < c) { k++; mk("start=c" k); open = 1 } } }
+    function mk(attrs,   s, i) {
+      s = $1 "," $2 ",MARK,req"
+      for (i = 5; i <= NF; i++) s = s "," (i == 24 ? attrs : "")
+      print s }' "$1" >"$4"
+}
+# each close walked every open range, each drop shifted them: quadratic
+for k in 1 4; do
+  "$HELPERS/gen_trace" --rows $((k * 6500)) --windows 1 --out ob.csv
+  gen_open ob.csv $((k * 16000)) $((k * 4000)) or$k.csv
+  cpu_ms "rg[$k]" timeout 120 "$FLINCH" analyze --range req --csv or$k.csv
+  expect_eq "$((k * 16000)) open ranges, $((k * 4000)) closed: exit 0" "$st" 0
+done
+linear "open ranges: a close looks at its own ID, not every open range" "${rg[1]}" "${rg[4]}"
+expect_match "open ranges: every window, every unmatched start" \
+  '^windows=16000 unmatched_starts=64000 unmatched_ends=0$' "$("$FLINCH" analyze --range req --csv or4.csv 2>&1)"
+rm -f or1.csv or4.csv
+
+# 96,000 ranges open at once: 382 MB before (a window record and points
+# each), now under 1 KB each
+"$HELPERS/gen_trace" --rows 14000 --windows 1 --out ob.csv
+gen_open ob.csv 96000 100 o96.csv
+if [ -x /usr/bin/time ] && [ -z "${SANITIZED:-}" ]; then
+  /usr/bin/time -f '%M %e' -o rss.txt "$FLINCH" analyze --range req --csv o96.csv >o96.out 2>err96.txt
+  expect_eq "96,000 open ranges: exit 0" "$?" 0
+  expect_match "96,000 open ranges: all unmatched, none dropped" \
+    '^windows=100 unmatched_starts=96000 unmatched_ends=0$' "$(cat o96.out)"
+  read -r rss secs <rss.txt
+  if [ "$rss" -lt 160000 ]; then ok "96,000 open ranges: $rss KB, $secs s"
+  else notok "96,000 open ranges: $rss KB (over 160 MB), $secs s"; fi
+else
+  skip "96,000 open ranges: memory" "no /usr/bin/time, or sanitized"
+fi
+rm -f o96.csv o96.out
+
+# --max-open N: 25 starts that never end past the one window; the oldest
+# 15 are dropped, counted and said once
+"$HELPERS/gen_trace" --rows 200 --windows 1 --out m.csv
+awk -F, 'NR == 1 { print; next } $3 == "MARK" && $4 == "infer_start" { tmpl = $0 } { print }
+  $3 == "MARK" && $4 == "first_token" { after = 1; next }
+  after && $3 == "SAMPLE" && done < 25 { split(tmpl, f, ","); f[1] = $1; f[2] = $2
+    s = f[1]; for (i = 2; i <= length(f); i++) s = s "," f[i]; print s; done++ }' m.csv >m25.csv
+an() { "$FLINCH" analyze --start infer_start --end first_token --csv m25.csv "$@"; }
+out=$(an --max-open 10 2>err.txt)
+expect_eq "--max-open 10: exit 0" "$?" 0
+expect_match "--max-open 10: 15 dropped, 10 left unmatched" \
+  '^windows=1 unmatched_starts=10 unmatched_ends=0 dropped_starts=15$' "$out"
+expect_eq "--max-open 10: the warning, once" "$(cat err.txt)" \
+  "flinch analyze: warning: --max-open 10 reached: 15 oldest open starts dropped"
+expect_match "--max-open 10: JSON summary" \
+  '"summary":\{"windows":1,"unmatched_starts":10,"unmatched_ends":0,"dropped_starts":15,' \
+  "$(an --max-open 10 --format json 2>/dev/null)"
+expect_eq "--max-open 10: the window as without it" \
+  "$(an --max-open 10 --format csv 2>/dev/null)" "$(an --format csv)"
+expect_match "default: nothing dropped, the summary line as it was" \
+  '^windows=1 unmatched_starts=25 unmatched_ends=0$' "$(an 2>err.txt)"
+expect_eq "default: no warning" "$(cat err.txt)" ""
+# ranges: a range that opens and closes after the drops pairs right; an
+# end for a dropped start closes nothing (an unmatched end)
+gen_open m.csv 25 1 r25.csv
+awk -F, 'NR > 1 && $3 == "MARK" && $24 == "end=c1" { print; sub(/end=c1/, "end=o1"); }
+  { print }' r25.csv >r25e.csv
+# (without the cap o1's end makes a window first: compare c1's row but its number)
+c1row() { "$FLINCH" analyze --range req --csv r25e.csv --format csv "$@" 2>/dev/null | tail -1 | cut -d, -f2-; }
+expect_eq "ranges, --max-open 10: the closed range as without it" "$(c1row --max-open 10)" "$(c1row)"
+expect_match "ranges, --max-open 10: 16 dropped (26 opened), o1's end unmatched" \
+  '^windows=1 unmatched_starts=9 unmatched_ends=1 dropped_starts=16$' \
+  "$("$FLINCH" analyze --range req --csv r25e.csv --max-open 10 2>/dev/null)"
+expect_match "plot and export take --max-open too" "^0 0$" \
+  "$("$FLINCH" plot r25e.csv --range req --max-open 10 -o r.svg 2>/dev/null; echo -n "$? ")$("$FLINCH" export --format perfetto r25e.csv --range req --max-open 10 -o r.json -q 2>/dev/null; echo $?)"
+for v in 0 -1 abc 10x "" 99999999999999999999; do
+  err=$("$FLINCH" analyze --csv m25.csv --start infer_start --end first_token --max-open "$v" 2>&1 >/dev/null)
+  expect_eq "--max-open '$v': exit 2, one line" "$? $err" \
+    "2 flinch analyze: --max-open: not a whole number from 1 to 1000000000: '$v'"
+done
+expect_eq "plot --max-open 0: exit 2" "$("$FLINCH" plot m25.csv --max-open 0 -o x.svg 2>&1; echo $?)" \
+  "flinch plot: --max-open: not a whole number from 1 to 1000000000: '0'
+2"
+expect_eq "export --max-open x: exit 2" "$("$FLINCH" export --format perfetto m25.csv --max-open x -o x.json 2>&1; echo $?)" \
+  "flinch export: --max-open: not a whole number from 1 to 1000000000: 'x'
+2"
 
 [ "$fails" -eq 0 ]

@@ -221,8 +221,9 @@ static void test_ranges_behind_an_open_one(void)
     CHECK(s.bad == 0);
     CHECK_NEAR(s.energy_sum, 2.0 * 1e4, 1e-5);
     CHECK(max_kept < 300);                       /* 256 finished + the open ones */
-    CHECK(lw.a[0].nwindows <= 256 && strcmp(lw.a[0].windows[0].start_label, "lost") == 0);
+    CHECK(lw.a[0].nwindows >= 1 && lw.a[0].nwindows <= 256);
     live_windows_finish(&lw);
+    CHECK(lw.a[0].unmatched_starts == 1);        /* "lost", kept open throughout */
     live_windows_free(&lw);
 }
 
