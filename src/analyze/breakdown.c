@@ -53,8 +53,7 @@ static int cpu_timeline(const struct analysis_options *o, const struct host_samp
     }
     free(rq);
     tl_close(out, d);
-    if (!known)
-        segment_merge_short(out, CPU_HOST_PCT_RES_MS);
+    cpu_side_settle(out, known);
     *tree_known = known;
     return rc;
 }

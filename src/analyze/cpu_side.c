@@ -3,7 +3,24 @@
 #include <stdlib.h>
 
 #include "cpu_side.h"
+#include "segment_merge.h"
 
+/* Physically: a thread of the job that wants a CPU is runnable, and a
+ * runnable thread is either running (its CPU time grows: cpu_cores) or
+ * waiting in a run queue (its run-queue delay grows: runq_cores). So the
+ * job's demand for CPU over an interval is the sum, and the job is host-cpu
+ * when the sum reaches proc_busy_cores: running (ST_BUSY) when the running
+ * part alone does, else starved. What makes this hold on a loaded host is
+ * the recorder's figure (proc_runq.h): the kernel reports a wait only when
+ * it ends, so a thread kept off the CPUs for 300 ms showed nothing for 300
+ * ms and then a jump; the recorder counts a thread seen runnable and not
+ * run at two passes as waiting in between, at the pass, so the rate here
+ * follows the wait at the passes' resolution, and what arrives late (waits
+ * shorter than a pass) is spread back over the time before it
+ * (cpu_side_runq_rates). A sleeping job's threads wait a little at each
+ * wake-up, more on a loaded host: far below the threshold over a whole
+ * interval, and a stretch of it that does reach it between sleeps is
+ * dropped when shorter than CPU_STARVED_MIN_MS (cpu_side_settle). */
 unsigned char cpu_side_decide(double proc_busy_cores, double cpu_busy_pct, int tree_known,
                               const struct cpu_interval *c)
 {
@@ -20,6 +37,14 @@ unsigned char cpu_side_decide(double proc_busy_cores, double cpu_busy_pct, int t
     if (!isnan(c->runq_cores) && c->runq_cores > 0 && c->cpu_cores + c->runq_cores >= proc_busy_cores)
         return CPU_ST_STARVED;
     return ST_IDLE;
+}
+
+void cpu_side_settle(struct timeline *tl, int tree_known)
+{
+    if (!tree_known)
+        segment_merge_short(tl, CPU_HOST_PCT_RES_MS);
+    else
+        segment_merge_isolated(tl, CPU_ST_STARVED, ST_IDLE, CPU_STARVED_MIN_MS);
 }
 
 int cpu_side_busy(unsigned char st)
@@ -71,7 +96,7 @@ double *cpu_side_runq_rates(const struct host_sample *h, long n)
         for (long j = prev + 1; j <= k; j++) {
             double a = (double)h[j - 1].t / 1e9, b = (double)h[j].t / 1e9;
             double ov = g > 0 && tk > from ? fmax(0, fmin(b, tk) - fmax(a, from)) : 0;
-            rate[j] = b > a ? g * ov / (tk - from) / (b - a) : 0;
+            rate[j] = ov > 0 && b > a ? g * ov / (tk - from) / (b - a) : 0;   /* never 0/0 */
         }
         /* ... and what it spreads onto before the previous reading */
         for (long j = prev; g > 0 && j > 0 && (double)h[j].t / 1e9 > from; j--) {

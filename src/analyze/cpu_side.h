@@ -29,6 +29,10 @@ enum { CPU_ST_STARVED = 4, CPU_ST_SATURATED = 5 };
  * edge in it is known to no better than that. */
 #define CPU_HOST_PCT_RES_MS 100.0
 
+/* A starved stretch shorter than this between idle stretches is a
+ * wake-up's wait for a CPU, not a job that wants one (see cpu_side_settle). */
+#define CPU_STARVED_MIN_MS 100.0
+
 struct cpu_interval {
     double cpu_cores;    /* the tree's CPU time over the interval / its length; NAN: unknown */
     double runq_cores;   /* its run-queue delay / the length; NAN: not recorded */
@@ -52,6 +56,13 @@ unsigned char cpu_side_decide(double proc_busy_cores, double cpu_busy_pct, int t
  * thread's wait that ended there began at most G before). Readings the
  * recorder skipped (an empty cell) are bridged the same way. */
 double *cpu_side_runq_rates(const struct host_sample *h, long n);
+
+/* Settles the closed CPU-side timeline of a window: without a traced tree,
+ * segments shorter than the host figure's 100 ms are merged (a host
+ * hovering around the threshold flapped in 6-9 pieces); with one, a
+ * starved stretch shorter than CPU_STARVED_MIN_MS with idle on each side,
+ * each at least as long, becomes idle (segment_merge_isolated). */
+void cpu_side_settle(struct timeline *tl, int tree_known);
 
 /* 1 when the state makes the instant host-cpu (the GPU idle). */
 int cpu_side_busy(unsigned char st);

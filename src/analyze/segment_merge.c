@@ -49,6 +49,26 @@ void segment_merge_short(struct timeline *tl, double shortest)
     }
 }
 
+void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char around, double shortest)
+{
+    coalesce(tl);
+    for (int k = 0; tl->n > 1 && k < tl->n; k++) {
+        double len = tl->x[k + 1] - tl->x[k];
+        if (tl->st[k] != st || len >= shortest)
+            continue;
+        int ok = 1;
+        if (k > 0)
+            ok &= tl->st[k - 1] == around && tl->x[k] - tl->x[k - 1] >= len;
+        if (k + 1 < tl->n)
+            ok &= tl->st[k + 1] == around && tl->x[k + 2] - tl->x[k + 1] >= len;
+        if (!ok)
+            continue;
+        tl->st[k] = around;
+        coalesce(tl);
+        k = -1;                       /* boundaries moved: from the start again */
+    }
+}
+
 int segments_in_order(const struct breakdown *bd)
 {
     int done[CLASS_COUNT] = { 0 };

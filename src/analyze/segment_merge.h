@@ -20,6 +20,13 @@
  * one segment is left as it is. Equal neighbours are always coalesced. */
 void segment_merge_short(struct timeline *tl, double shortest);
 
+/* Every segment of state st shorter than shortest (ms) whose neighbours
+ * are all of state around, each at least as long as it, becomes around (and
+ * one with them): a short event between long quiet stretches is dropped, a
+ * piece next to anything else, or the longer part of its stretch, is kept.
+ * A timeline of one segment is left as it is. */
+void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char around, double shortest);
+
 /* 1 when every class of bd forms one contiguous run of segments (so "A, then
  * B" is true), 0 when some class comes back after another (interleaved). */
 int segments_in_order(const struct breakdown *bd);

@@ -1,12 +1,14 @@
 /* test_cpu_side.c — the CPU side's decision (cpu_side.h), the merge of
- * short segments and the order of classes (segment_merge.h), and the
- * evidence the verdict gives for them. */
+ * short segments and the order of classes (segment_merge.h), the
+ * recorder's per-thread run-queue count (proc_runq.h), and the evidence
+ * the verdict gives for them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "cpu_side.h"
+#include "proc_runq.h"
 #include "segment_merge.h"
 #include "verdict.h"
 
@@ -135,6 +137,113 @@ static void test_merge(void)
     tl_free(&g);
 }
 
+/* Starved pieces between idle stretches: a wake-up's wait, dropped when
+ * short; kept next to running time, or when longer than the quiet around. */
+static void test_merge_isolated(void)
+{
+    const unsigned char B = ST_BUSY, I = ST_IDLE, S = CPU_ST_STARVED;
+    /* the sleeping job's mark client: 18 ms starved at the window start */
+    struct timeline a = { 0 };
+    build(&a, (const unsigned char[]){ S, I }, (const double[]){ 18, 1000 }, 2);
+    cpu_side_settle(&a, 1);
+    CHECK(a.n == 1 && a.st[0] == I && a.x[0] == 0 && a.x[1] == 1018);
+    tl_free(&a);
+    /* wake-ups of a polling job: every short piece between long sleeps */
+    struct timeline b = { 0 };
+    build(&b, (const unsigned char[]){ I, S, I, S, I }, (const double[]){ 200, 40, 300, 99, 100 }, 5);
+    cpu_side_settle(&b, 1);
+    CHECK(b.n == 1 && b.st[0] == I && b.x[1] == 739);
+    tl_free(&b);
+    /* 100 ms or more is kept; so is a short piece next to running time */
+    struct timeline c = { 0 };
+    build(&c, (const unsigned char[]){ I, S, I, S, B }, (const double[]){ 200, 100, 300, 40, 200 }, 5);
+    cpu_side_settle(&c, 1);
+    CHECK(c.n == 5 && c.st[1] == S && c.st[3] == S && c.x[3] == 600);
+    tl_free(&c);
+    /* longer than the idle stretch beside it: most of a short window */
+    struct timeline d = { 0 };
+    build(&d, (const unsigned char[]){ I, S, I }, (const double[]){ 10, 50, 60 }, 3);
+    cpu_side_settle(&d, 1);
+    CHECK(d.n == 3 && d.st[1] == S);
+    tl_free(&d);
+    struct timeline e = { 0 };      /* a window all starved: one segment */
+    build(&e, (const unsigned char[]){ S }, (const double[]){ 40 }, 1);
+    cpu_side_settle(&e, 1);
+    CHECK(e.n == 1 && e.st[0] == S);
+    tl_free(&e);
+    /* without a traced tree: the host figure's merge, shortest first */
+    struct timeline f = { 0 };
+    build(&f, (const unsigned char[]){ I, CPU_ST_SATURATED, I }, (const double[]){ 300, 50, 300 }, 3);
+    cpu_side_settle(&f, 0);
+    CHECK(f.n == 1 && f.st[0] == I && f.x[1] == 650);
+    tl_free(&f);
+}
+
+/* One thread through proc_runq_step: ms in, what it adds in ms out. */
+static struct runq_thread thr(char runnable, double delay_ms, double exec_ms, long slices, long ticks)
+{
+    struct runq_thread t;
+    memset(&t, 0, sizeof t);
+    t.tid = 42;
+    t.runnable = runnable;
+    t.delay_ns = (int64_t)(delay_ms * 1e6);
+    t.exec_ns = (int64_t)(exec_ms * 1e6);
+    t.slices = slices;
+    t.ticks = ticks;
+    return t;
+}
+
+/* now_ms from an arbitrary 1 s: CLOCK_MONOTONIC is never 0 (0 is "not held") */
+static double step(struct runq_thread *prev, struct runq_thread cur, double now_ms)
+{
+    int64_t add = proc_runq_step(prev, 0, &cur, (int64_t)((1000 + now_ms) * 1e6));
+    *prev = cur;
+    return (double)add / 1e6;
+}
+
+static void test_runq_step(void)
+{
+    /* the first pass is the base: the delay before it is not counted */
+    struct runq_thread p = thr(1, 500, 10, 5, 1);
+    CHECK(proc_runq_step(NULL, 1, &p, 1000000000) == 0 && p.base_ns == 500000000);
+    /* runnable, not run, 20 ms later: it waited those 20 ms (unreported) */
+    CHECK(step(&p, thr(1, 500, 10, 5, 1), 20) == 20);
+    CHECK(step(&p, thr(1, 500, 10, 5, 1), 40) == 20);
+    /* it ran: the kernel reports 55 ms (it waited from before the first
+     * pass that saw it); 40 of them were counted already */
+    CHECK(step(&p, thr(1, 555, 12, 6, 1), 60) == 15);
+    /* runnable again at that pass: held from there, once over a tick */
+    CHECK(step(&p, thr(1, 555, 12, 6, 1), 70) == 0);      /* 10 ms: not yet */
+    CHECK(step(&p, thr(1, 555, 12, 6, 1), 80) == 20);
+    CHECK(step(&p, thr(1, 555, 12, 6, 1), 100) == 20);
+    /* moved to another CPU's queue: 45 ms reported, 40 counted; held anew */
+    CHECK(step(&p, thr(1, 600, 12, 6, 1), 105) == 5);
+    CHECK(step(&p, thr(1, 600, 12, 6, 1), 125) == 20);
+    /* its CPU time moved (stat's ticks only: the tickless case): not held;
+     * the count never goes back below what was counted */
+    CHECK(step(&p, thr(1, 600, 12, 6, 2), 145) == 0);
+    CHECK(p.counted_ns == 120000000 && p.held_since_ns == 1145000000);
+    /* asleep: nothing inferred, however long; then 12 ms reported beyond */
+    CHECK(step(&p, thr(0, 600, 13, 7, 2), 200) == 0);
+    CHECK(step(&p, thr(0, 600, 13, 7, 2), 400) == 0 && p.held_since_ns == 0);
+    CHECK(step(&p, thr(0, 632, 14, 8, 2), 600) == 12);
+    /* R at one pass only (a wake-up caught): not held */
+    CHECK(step(&p, thr(1, 632, 15, 9, 2), 620) == 0);
+    CHECK(step(&p, thr(0, 632, 16, 10, 2), 640) == 0);
+    /* a thread born since the last pass adds all it has; in the first pass
+     * that is its base */
+    struct runq_thread n = thr(1, 7, 1, 1, 0);
+    CHECK(proc_runq_step(NULL, 0, &n, 660000000) == 7000000);
+    CHECK(n.held_since_ns == 660000000 && n.base_ns == 0 && n.counted_ns == 7000000);
+    n = thr(1, 7, 1, 1, 0);
+    CHECK(proc_runq_step(NULL, 1, &n, 660000000) == 0 && n.base_ns == 7000000);
+    /* stat unreadable (ticks -1): never held */
+    p = thr(1, 0, 0, 0, -1);
+    p.held_since_ns = 1;
+    n = thr(1, 0, 0, 0, -1);
+    CHECK(proc_runq_step(&p, 0, &n, 500000000) == 0 && n.held_since_ns == 500000000);
+}
+
 static struct breakdown bd_of(const enum time_class *cls, const double *len, int n)
 {
     struct breakdown bd;
@@ -235,6 +344,8 @@ int main(void)
     run_test("cpu side: the job's running and run-queue time, else the saturated host", test_decide);
     run_test("cpu side: run-queue delay spread back over its flat time", test_runq_rates);
     run_test("segment merge: short segments into their neighbours, shortest first", test_merge);
+    run_test("cpu side: a short starved piece between sleeps is dropped", test_merge_isolated);
+    run_test("proc_runq: a thread runnable and not run between passes waited", test_runq_step);
     run_test("segment order: then, or interleaved", test_order);
     run_test("cpu side: evidence of starved, asleep on a busy host, and unknown job CPU", test_evidence);
     return check_exit_status();
