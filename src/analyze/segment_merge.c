@@ -69,15 +69,26 @@ void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char
     }
 }
 
+int segment_placed(const struct breakdown *bd, int i)
+{
+    return bd->seg[i].end_ms - bd->seg[i].start_ms >= bd->resolution_ms;
+}
+
 int segments_in_order(const struct breakdown *bd)
 {
     int done[CLASS_COUNT] = { 0 };
+    int prev = -1;                        /* the class of the last placed segment */
     for (int i = 0; i < bd->nseg; i++) {
+        if (!segment_placed(bd, i))
+            continue;
         enum time_class c = bd->seg[i].cls;
-        if (done[c])
-            return 0;
-        if (i + 1 == bd->nseg || bd->seg[i + 1].cls != c)
-            done[c] = 1;
+        if ((int)c != prev) {
+            if (done[c])
+                return 0;
+            if (prev >= 0)
+                done[prev] = 1;
+            prev = (int)c;
+        }
     }
     return 1;
 }

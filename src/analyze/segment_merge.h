@@ -27,8 +27,15 @@ void segment_merge_short(struct timeline *tl, double shortest);
  * A timeline of one segment is left as it is. */
 void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char around, double shortest);
 
-/* 1 when every class of bd forms one contiguous run of segments (so "A, then
- * B" is true), 0 when some class comes back after another (interleaved). */
+/* Whether segment I is long enough to say where it lies: not shorter than
+ * the breakdown's edge resolution. A 5 ms tail of waiting behind edges of
+ * +-45 ms may lie anywhere in them, so it cannot make "A, then B" false,
+ * nor put its class first. */
+int segment_placed(const struct breakdown *bd, int i);
+
+/* 1 when every class of bd forms one contiguous run of placed segments (so
+ * "A, then B" is true), 0 when some class comes back after another
+ * (interleaved). */
 int segments_in_order(const struct breakdown *bd);
 
 #endif

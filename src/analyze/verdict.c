@@ -149,22 +149,25 @@ static const char *inconclusive_reason(const struct window *w)
 }
 
 /* "41% waiting (300 ms), then 59% compute (424 ms), edges +-1 ms": the
- * classes in order of first appearance; "then" only when they really come
- * one after another, else "37% waiting (93 ms), 63% host-cpu (160 ms),
- * interleaved" (segment_merge.h). */
+ * classes in order of first appearance in a segment longer than the edges'
+ * resolution, then those seen only in shorter ones; "then" only when they
+ * really come one after another, else "37% waiting (93 ms), 63% host-cpu
+ * (160 ms), interleaved" (segment_merge.h). */
 static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *buf, size_t cap, size_t len)
 {
     int seen[CLASS_COUNT] = { 0 }, nclass = 0;
     int in_order = segments_in_order(bd);
-    const char *sep = "";
-    for (int i = 0; i < bd->nseg && len < cap; i++) {
+    for (int j = 0; j < 2 * bd->nseg && len < cap; j++) {
+        int i = j % bd->nseg, placed = j < bd->nseg;
+        if (placed && !segment_placed(bd, i))
+            continue;                     /* the first pass: placed segments only */
         enum time_class k = bd->seg[i].cls;
         if (seen[k]++)
             continue;
+        const char *sep = !nclass ? "" : placed && in_order ? ", then " : ", ";
         nclass++;
         len += (size_t)snprintf(buf + len, cap - len, "%s%.0f%% %s (%.0f ms)", sep,
                                 100 * bd->ms[k] / dur_ms, time_class_name(k), bd->ms[k]);
-        sep = in_order ? ", then " : ", ";
     }
     if (!in_order && nclass > 1 && len < cap)
         len += (size_t)snprintf(buf + len, cap - len, ", interleaved");

@@ -269,6 +269,17 @@ static void test_order(void)
     CHECK(!segments_in_order(&c));
     struct breakdown d = bd_of((const enum time_class[]){ H }, (const double[]){ 724 }, 1);
     CHECK(segments_in_order(&d));
+    /* a 5 ms tail of waiting behind edges of +-45 ms cannot be placed: the
+     * copy-then-compute window is still "waiting, then compute" */
+    struct breakdown e = bd_of((const enum time_class[]){ W, C, W }, (const double[]){ 295, 420, 5 }, 3);
+    CHECK(!segments_in_order(&e));
+    e.resolution_ms = 45;
+    CHECK(segments_in_order(&e));
+    CHECK(segment_placed(&e, 0) && segment_placed(&e, 1) && !segment_placed(&e, 2));
+    /* a short head is not what comes first */
+    struct breakdown f = bd_of((const enum time_class[]){ C, W, C }, (const double[]){ 5, 300, 420 }, 3);
+    f.resolution_ms = 45;
+    CHECK(segments_in_order(&f));
 }
 
 static struct window_gpu gpu;
