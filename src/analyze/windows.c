@@ -19,7 +19,6 @@ void pairing_init(struct pairing *p, const char *start_label, const char *end_la
     memset(p, 0, sizeof *p);
     p->start_label = start_label;
     p->end_label = end_label;
-    p->min_t = INT64_MAX;
 }
 
 void pairing_init_range(struct pairing *p, const char *name, const char *domain)
@@ -42,6 +41,7 @@ void pairing_free(struct pairing *p)
     free(p->slot);
     free(p->bucket);
     free(p->bucket_tail);
+    free(p->heap);
     free(p->closed_names);
     free(p->closed);
     memset(p, 0, sizeof *p);
@@ -82,6 +82,41 @@ static void chain_append(struct pairing *p, long i)
     p->bucket_tail[b] = i;
 }
 
+/* By label: the heap of slot indices by start time (ties: opening order). */
+static int heap_less(const struct pairing *p, long a, long b)
+{
+    return p->slot[a].t < p->slot[b].t || (p->slot[a].t == p->slot[b].t && a < b);
+}
+
+static void heap_push(struct pairing *p, long i)
+{
+    long k = p->nheap++;
+    while (k > 0 && heap_less(p, i, p->heap[(k - 1) / 2])) {
+        p->heap[k] = p->heap[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    p->heap[k] = i;
+}
+
+static long heap_pop(struct pairing *p)
+{
+    long top = p->heap[0], last = p->heap[--p->nheap], k = 0;
+    for (;;) {
+        long c = 2 * k + 1;
+        if (c >= p->nheap)
+            break;
+        if (c + 1 < p->nheap && heap_less(p, p->heap[c + 1], p->heap[c]))
+            c++;
+        if (!heap_less(p, p->heap[c], last))
+            break;
+        p->heap[k] = p->heap[c];
+        k = c;
+    }
+    if (p->nheap > 0)
+        p->heap[k] = last;
+    return top;
+}
+
 /* Squeezes out closed slots and the ones before head, and chains the open
  * ones again (by range). Linear in the slots; done when holes outnumber
  * open windows, so amortized O(1) per window. */
@@ -93,8 +128,12 @@ static void squeeze(struct pairing *p)
             p->slot[k++] = p->slot[i];
     p->head = 0;
     p->nslot = k;
-    if (!p->by_range)
+    if (!p->by_range) {
+        p->nheap = 0;                   /* slot indices moved: heap them again */
+        for (long i = 0; i < p->nslot; i++)
+            heap_push(p, i);
         return;
+    }
     for (long b = 0; b < p->nbucket; b++)
         p->bucket[b] = p->bucket_tail[b] = -1;
     for (long i = 0; i < p->nslot; i++)
@@ -103,8 +142,7 @@ static void squeeze(struct pairing *p)
 
 void pairing_forget_open(struct pairing *p)
 {
-    p->head = p->nslot = p->nopen = 0;
-    p->min_t = INT64_MAX;
+    p->head = p->nslot = p->nopen = p->nheap = 0;
     for (long b = 0; b < p->nbucket; b++)
         p->bucket[b] = p->bucket_tail[b] = -1;
 }
@@ -130,7 +168,12 @@ static int grow_open(struct pairing *p)
         return -1;
     p->slot = ns;
     p->cap = ncap;
-    if (p->by_range) {
+    if (!p->by_range) {
+        long *nh = realloc(p->heap, sizeof *nh * (size_t)ncap);
+        if (!nh)
+            return -1;
+        p->heap = nh;
+    } else {
         long *nb = realloc(p->bucket, sizeof *nb * (size_t)ncap);
         if (!nb)
             return -1;
@@ -159,10 +202,10 @@ static int add_open(struct pairing *p, long id, int64_t t, const char *name, con
         memcpy(s->key, key, sizeof s->key);
     if (p->by_range)
         chain_append(p, p->nslot);
+    else
+        heap_push(p, p->nslot);
     p->nslot++;
     p->nopen++;
-    if (t < p->min_t)
-        p->min_t = t;
     return 0;
 }
 
@@ -306,30 +349,42 @@ static int on_range_mark(struct pairing *p, const char *label, const struct mark
     return 0;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
 /* By label: an end closes every open window that starts at or before it,
- * in opening order. A lower bound on the open starts skips the walk when
- * it closes nothing. */
+ * in opening order: the heap gives them (closed slots met on the way are
+ * dropped from it), sorted back into slot order. The ones left open are
+ * not looked at, so ends that close a few among many open cost O(log n)
+ * each. */
 static int close_by_label(struct pairing *p, int64_t t, struct pairing_step *step)
 {
-    if (p->nopen == 0 || t < p->min_t)
+    if (p->nopen == 0)
         return 0;
-    if (room_to_close(p, p->nopen, step) != 0)
-        return -1;
-    long kept = 0;
-    p->min_t = INT64_MAX;
-    for (long i = p->head; i < p->nslot; i++) {
+    long n = 0;
+    while (p->nheap > 0 && p->slot[p->heap[0]].t <= t) {
+        long i = heap_pop(p);
         if (p->slot[i].id < 0)
             continue;
-        if (p->slot[i].t <= t) {
-            p->closed[step->nclosed++] = p->slot[i].id;
-            continue;
-        }
-        if (p->slot[i].t < p->min_t)
-            p->min_t = p->slot[i].t;
-        p->slot[kept++] = p->slot[i];
+        if (room_to_close(p, n + 1 > p->nopen ? n + 1 : p->nopen, step) != 0)
+            return -1;
+        p->closed[n++] = i;
     }
-    p->head = 0;
-    p->nslot = p->nopen = kept;
+    qsort(p->closed, (size_t)n, sizeof *p->closed, cmp_long);
+    for (long k = 0; k < n; k++) {
+        struct open_slot *s = &p->slot[p->closed[k]];
+        p->closed[k] = s->id;
+        s->id = -1;
+    }
+    step->nclosed = n;
+    p->nopen -= n;
+    while (p->head < p->nslot && p->slot[p->head].id < 0)
+        p->head++;
+    if (p->nopen == 0)
+        p->head = p->nslot = p->nheap = 0;   /* all closed: start over at slot 0 */
     return 0;
 }
 

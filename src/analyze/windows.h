@@ -58,12 +58,15 @@ struct pairing {
      * where a range closed; the oldest goes by moving head (a cap costs
      * O(1) per drop), holes are squeezed out when they outnumber the open
      * ones. By range, bucket[] chains them by key hash (a close looks at
-     * its ID's chain only, not at every open window). */
+     * its ID's chain only, not at every open window); by label, heap[]
+     * gives the ones an end closes (those starting at or before it)
+     * without walking those it leaves open. */
     struct open_slot *slot;
     long head, nslot, cap, nopen;
     long *bucket, *bucket_tail;  /* by range: first / last slot per hash, -1 none */
     long nbucket;                /* a power of two >= cap */
-    int64_t min_t;               /* by label: no open window starts before this */
+    long *heap, nheap;           /* by label: slots by start time (a min-heap; closed
+                                    slots in it are skipped when they come up) */
     long *closed;       /* ids closed by the last mark */
     long ncap_closed;
     const char **closed_names;  /* any range: names an end mark decided */

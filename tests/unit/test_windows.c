@@ -302,6 +302,36 @@ static void test_many_open_ranges(void)
     pairing_free(&p);
 }
 
+/* By label, 100,000 starts stamped later than everything else stay open
+ * while 100,000 windows open and close before them: each end closes its
+ * own without walking the ones it leaves open (the plain list walked them
+ * all per end: 10^10 steps), then a last end closes all of them. */
+static void test_label_ends_skip_later_starts(void)
+{
+    struct pairing p;
+    pairing_init(&p, "s", "e");
+    long id = 0, closed[8], n, m = 100000;
+    for (long i = 0; i < m; i++)
+        CHECK(feed(&p, "s", 1000000000 + i, &id, closed, &n) == i);
+    for (long i = 0; i < m; i++) {
+        long w = feed(&p, "s", 2 * i, &id, closed, &n);
+        feed(&p, "e", 2 * i + 1, &id, closed, &n);
+        if (n != 1 || closed[0] != w) {
+            CHECK(0);
+            break;
+        }
+    }
+    CHECK(pairing_open_count(&p) == m && pairing_oldest_id(&p) == 0 && p.unmatched_ends == 0);
+    struct pairing_step st;
+    CHECK(pairing_on_mark(&p, "e", NULL, 2000000000, id, &st) == 0 && st.nclosed == m);
+    long in_order = 1;
+    for (long i = 0; i < st.nclosed; i++)
+        in_order &= st.closed[i] == i;
+    CHECK(in_order);
+    CHECK(pairing_open_count(&p) == 0);
+    pairing_free(&p);
+}
+
 int main(void)
 {
     run_test("pairing: sequential windows, shared end, unmatched marks", test_sequential_and_unmatched);
@@ -311,5 +341,7 @@ int main(void)
              test_any_range_pairs_like_each_name);
     run_test("pairing: the same windows as the plain list, drops included", test_against_naive);
     run_test("pairing: 200,000 open ranges close and drop in O(1) each", test_many_open_ranges);
+    run_test("pairing: by label, an end does not walk the starts it leaves open",
+             test_label_ends_skip_later_starts);
     return check_exit_status();
 }
