@@ -95,7 +95,7 @@ linear "original trace without host cells: analyze in linear time" "${an[1]}" "$
 expect_eq "original trace: every window" "$(($(wc -l <o1.out) - 1))" "$w"
 
 # start marks that never close: each cost 37 KB (a point per possible GPU);
-# 10,000 of them took 370 MB, now a few KB each (the window record)
+# 10,000 of them took 370 MB, now under 1 KB each (two edge points)
 "$HELPERS/gen_trace" --rows 2000 --windows 1 --out base.csv
 awk -F, -v n=10000 'NR == 1 { print; next }
   $3 == "MARK" && $4 == "infer_start" { tmpl = $0 }
