@@ -54,6 +54,16 @@ csv_col() {
 # runs have failed (1).
 wait_for() { n=$1; shift; while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
 
+# nvtx3_include: prints the include directory holding nvtx3/nvToolsExt.h
+# (CUDA_HOME, CUDA_PATH, /usr/local/cuda*, newest first, /opt/cuda, /usr);
+# fails when there is none.
+nvtx3_include() {
+  for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda $(ls -d /usr/local/cuda-* 2>/dev/null | sort -r -V) /opt/cuda /usr; do
+    if [ -n "$d" ] && [ -f "$d/include/nvtx3/nvToolsExt.h" ]; then echo "$d/include"; return 0; fi
+  done
+  return 1
+}
+
 # rec OUT [ARGS...]: a 50 ms recording of the simulated demo scenario into
 # OUT, without RAPL; stderr in err.txt. rec_bg OUT [ARGS...]: the same
 # recording in the background (exec'd, so $! is flinch) until --seconds or a

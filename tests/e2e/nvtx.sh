@@ -79,10 +79,7 @@ rec bad.csv --nvtx='colour=red' -- true 2>err.txt
 expect_match "unknown term" "term 1 'colour=red': expected name=" "$(cat err.txt)"
 
 # --- the real NVTX headers ---
-inc=
-for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda $(ls -d /usr/local/cuda-* 2>/dev/null | sort -r -V) /opt/cuda /usr; do
-  if [ -n "$d" ] && [ -f "$d/include/nvtx3/nvToolsExt.h" ]; then inc=$d/include; break; fi
-done
+inc=$(nvtx3_include)
 if [ -z "$inc" ]; then
   echo "# nvtx3 headers: none found (CUDA_HOME, /usr/local/cuda*, /opt/cuda, /usr)"
   for n in "C app" "C++ app" "filters" "rate cap"; do skip "nvtx3 $n" "no nvtx3 headers"; done

@@ -15,10 +15,7 @@ rec() {  # rec OUT.csv [record options] -- CMD...
 attrs() { awk -F, '$3 == "MARK" && $4 != "\"begin\"" && $4 != "\"end\"" { gsub(/"/, "", $4); print $1, $4 "|" $24 }' "$1" |
   sort -n | cut -d' ' -f2- | sed 's/\(start\|end\)=[0-9.]* //; s/tid=[0-9]*//; s/| /|/; s/ $//'; }
 
-inc=
-for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda $(ls -d /usr/local/cuda-* 2>/dev/null | sort -r -V) /opt/cuda /usr; do
-  if [ -n "$d" ] && [ -f "$d/include/nvtx3/nvToolsExt.h" ]; then inc=$d/include; break; fi
-done
+inc=$(nvtx3_include)
 if [ -z "$inc" ]; then
   skip "nvtx3 categories and payloads" "no nvtx3 headers"
   done_testing

@@ -8,10 +8,7 @@
 count_marks() { awk -F, -v l="\"$2\"" '$3 == "MARK" && $4 == l { n++ } END { print n + 0 }' "$1"; }
 events() { awk -F, '$3 == "EVENT" && $4 ~ /marks_dropped/ { print $4 }' "$1"; }
 
-inc=
-for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda $(ls -d /usr/local/cuda-* 2>/dev/null | sort -r -V) /opt/cuda /usr; do
-  if [ -n "$d" ] && [ -f "$d/include/nvtx3/nvToolsExt.h" ]; then inc=$d/include; break; fi
-done
+inc=$(nvtx3_include)
 if [ -z "$inc" ]; then
   skip "nvtx3 fork and exec" "no nvtx3 headers"
   done_testing

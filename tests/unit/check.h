@@ -67,6 +67,17 @@ static inline void check_write_file(char *path, size_t cap, const char *stem, co
     CHECK(fclose(f) == 0);
 }
 
+/* Reads what a non-blocking FIFO holds now into BUF (NUL-terminated);
+ * its length, 0 when nothing arrived. */
+static inline size_t check_drain_fifo(int fd, char *buf, size_t size)
+{
+    ssize_t n = read(fd, buf, size - 1);
+    if (n < 0)
+        n = 0;
+    buf[n] = '\0';
+    return (size_t)n;
+}
+
 static inline void run_test(const char *name, void (*fn)(void))
 {
     check_failed_in_test = 0;

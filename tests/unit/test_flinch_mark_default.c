@@ -24,16 +24,6 @@ static char default_fifo[512];
 
 static char dir[256], target[600];
 
-/* Reads what is in the FIFO now; its length (0: nothing arrived). */
-static size_t drain(int fd, char *buf, size_t size)
-{
-    ssize_t n = read(fd, buf, size - 1);
-    if (n < 0)
-        n = 0;
-    buf[n] = '\0';
-    return (size_t)n;
-}
-
 static void fresh(void)
 {
     unlink(default_fifo);
@@ -51,7 +41,7 @@ static void test_own_fifo_delivered(void)
     int rfd = open(default_fifo, O_RDONLY | O_NONBLOCK);
     char buf[256];
     CHECK(flinch_mark_at("mine", 5) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\nmine\t5\n");
     close(rfd);
 }
@@ -67,7 +57,7 @@ static void test_symlink_refused(void)
     errno = 0;
     CHECK(flinch_mark_at("planted", 5) == -1 && errno == ELOOP);
     CHECK(flinch_mark("planted") == -1 && errno == ELOOP);
-    CHECK(drain(rfd, buf, sizeof buf) == 0);            /* nothing went through the link */
+    CHECK(check_drain_fifo(rfd, buf, sizeof buf) == 0);            /* nothing went through the link */
 
     /* a dangling link too: refused as a link, not "no FIFO" */
     unlink(target);
@@ -86,11 +76,11 @@ static void test_explicit_path_followed(void)
     setenv("FLINCH_MARKS", default_fifo, 1);            /* the same link, named by the user */
     CHECK(!flinch_mark_fifo_is_default());
     CHECK(flinch_mark_at("env", 6) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\nenv\t6\n");
     unsetenv("FLINCH_MARKS");
     CHECK(flinch_mark_to(default_fifo, "to", 7) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\nto\t7\n");
     close(rfd);
 }
@@ -108,10 +98,10 @@ static void test_other_users_fifo(void)
     char buf[256];
     errno = 0;
     CHECK(flinch_mark_at("theirs", 5) == -1 && errno == EPERM);
-    CHECK(drain(rfd, buf, sizeof buf) == 0);
+    CHECK(check_drain_fifo(rfd, buf, sizeof buf) == 0);
     setenv("FLINCH_MARKS", default_fifo, 1);
     CHECK(flinch_mark_at("named", 5) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\nnamed\t5\n");
     unsetenv("FLINCH_MARKS");
 
@@ -119,20 +109,20 @@ static void test_other_users_fifo(void)
     CHECK(seteuid(OTHER_UID) == 0);
     CHECK(flinch_mark_at("own", 5) == 0);
     CHECK(seteuid(0) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\nown\t5\n");
     CHECK(chown(default_fifo, 0, 0) == 0);
     CHECK(seteuid(OTHER_UID) == 0);
     CHECK(flinch_mark_at("roots", 5) == 0);
     CHECK(seteuid(0) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\nroots\t5\n");
     CHECK(chown(default_fifo, OTHER_UID - 1, 0) == 0);
     CHECK(seteuid(OTHER_UID) == 0);
     errno = 0;
     CHECK(flinch_mark_at("third", 5) == -1 && errno == EPERM);
     CHECK(seteuid(0) == 0);
-    CHECK(drain(rfd, buf, sizeof buf) == 0);
+    CHECK(check_drain_fifo(rfd, buf, sizeof buf) == 0);
     close(rfd);
 }
 

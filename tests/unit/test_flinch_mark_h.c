@@ -34,28 +34,18 @@ static int open_reader(void)
     return open(fifo_path, O_RDONLY | O_NONBLOCK);
 }
 
-/* Reads what is in the FIFO now (the writer has already finished). */
-static size_t drain(int fd, char *buf, size_t size)
-{
-    ssize_t n = read(fd, buf, size - 1);
-    if (n < 0)
-        n = 0;
-    buf[n] = '\0';
-    return (size_t)n;
-}
-
 static void test_stamped_line_bytes(void)
 {
     int rfd = open_reader();
     char buf[512];
     CHECK(flinch_mark_to(fifo_path, "infer_start", 123456789012LL) == 0);
-    CHECK(drain(rfd, buf, sizeof buf) == 26);
+    CHECK(check_drain_fifo(rfd, buf, sizeof buf) == 26);
     CHECK_STR(buf, "\ninfer_start\t123456789012\n");
     CHECK(flinch_mark_to(fifo_path, "a b,\"c\"", 1) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\na b,\"c\"\t1\n");
     CHECK(flinch_mark_to(fifo_path, "max", 9223372036854775807LL) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\nmax\t9223372036854775807\n");
     close(rfd);
 }
@@ -69,7 +59,7 @@ static void test_env_and_now(void)
     int64_t before = mono_ns();
     CHECK(flinch_mark("now") == 0);
     int64_t after = mono_ns();
-    size_t n = drain(rfd, buf, sizeof buf);
+    size_t n = check_drain_fifo(rfd, buf, sizeof buf);
     CHECK(n > 1 && buf[0] == '\n' && buf[n - 1] == '\n');
     struct mark_line m;
     CHECK(mark_line_parse(buf + 1, n - 2, &m) == MARK_LINE_OK);
@@ -77,7 +67,7 @@ static void test_env_and_now(void)
     CHECK(m.has_stamp && m.stamp_ns >= before && m.stamp_ns <= after);
 
     CHECK(flinch_mark_at("at", 777) == 0);
-    drain(rfd, buf, sizeof buf);
+    check_drain_fifo(rfd, buf, sizeof buf);
     CHECK_STR(buf, "\nat\t777\n");
 
     setenv("FLINCH_MARKS", "", 1);
@@ -128,7 +118,7 @@ static void test_errors(void)
     CHECK(flinch_mark_to(fifo_path, NULL, 1) == -1 && errno == EINVAL);
     CHECK(flinch_mark_to(NULL, "x", 1) == -1 && errno == EINVAL);
     char buf[1024];
-    size_t n = drain(rfd, buf, sizeof buf);
+    size_t n = check_drain_fifo(rfd, buf, sizeof buf);
     CHECK(n == FLINCH_MARK_LABEL_MAX + 4);              /* only the good one */
     close(rfd);
 }
