@@ -26,8 +26,11 @@ int finish_trace(struct ctx *c)
      * windows' records are gathered in id order (the order of their start
      * marks), renumbered without the unmatched and dropped ones. */
     for (int kind = 0; kind < 2; kind++) {
-        long nids = c->nids[kind], kept = 0;
-        struct window *arr = malloc(sizeof *arr * (size_t)(nids ? nids : 1));
+        long nids = c->nids[kind], kept = 0, nfinished = 0;
+        for (long i = 0; i < nids; i++)  /* sized for the finished ones only: most
+                                            ids may be unmatched or dropped */
+            nfinished += c->win_of[kind][i] != NULL;
+        struct window *arr = malloc(sizeof *arr * (size_t)(nfinished ? nfinished : 1));
         if (!arr) {
             diag_error("out of memory");
             return EXIT_RUNTIME;
