@@ -21,7 +21,9 @@ and a range's start and end carry the same id, PID.N, so `flinch analyze
 threads.
 
 It never hurts the program it observes: no function here raises, blocks,
-or lets a vanished recorder's SIGPIPE through. The FIFO is opened lazily,
+or lets a vanished recorder's SIGPIPE through. (An exception the program's
+own signal handler raises while a mark is being written goes on to the
+program, as it would have without the mark.) The FIFO is opened lazily,
 without blocking, and reopened (at most every 0.2 s) when a recorder
 appears later, stops, or its FIFO is recreated. A mark that cannot be
 written at once (no recorder, a full pipe) is counted, and the count is
@@ -127,6 +129,33 @@ def _usable(st, explicit):
     return stat.S_ISFIFO(st.st_mode) and (explicit or st.st_uid in (os.getuid(), 0))
 
 
+def _program_raised(exc):
+    """True when EXC is the program's own: raised by one of its Python signal
+    handlers that ran inside a mark (a SIGALRM handler's TimeoutError, say).
+    Such an exception goes on to the program, as it would have without the
+    mark; only the helper's own failures are kept from it. The innermost
+    frame tells: this file's means the helper's (or the C function it
+    called); another's is the program's when it runs an installed handler
+    (not, say, a label's __str__, which the helper called and answers for)."""
+    try:
+        tb = exc.__traceback__
+        codes = []
+        while tb is not None:
+            codes.append(tb.tb_frame.f_code)
+            tb = tb.tb_next
+        if not codes or codes[-1].co_filename == __file__:
+            return False
+        handlers = set()
+        for s in signal.valid_signals():
+            h = signal.getsignal(s)
+            h = getattr(h, "__func__", h)
+            if hasattr(h, "__code__"):
+                handlers.add(h.__code__)
+        return any(c in handlers for c in codes)
+    except Exception:
+        return False
+
+
 def _connect(now):
     """Opens the FIFO without blocking (a regular file at the path is never
     even opened; the default path is never followed through a symlink).
@@ -162,7 +191,9 @@ def _connect(now):
             os.close(fd)
         _broken = False
         return True
-    except OSError:
+    except OSError as e:
+        if _program_raised(e):
+            raise
         return False
     finally:
         _connect_lock.release()
@@ -208,9 +239,13 @@ def _write(line, now_ns):
                 return False
         _write_nosigpipe(_fd, line)
         return True
-    except BlockingIOError:       # a full pipe: the recorder is not reading
+    except BlockingIOError as e:  # a full pipe: the recorder is not reading
+        if _program_raised(e):
+            raise
         return False
-    except OSError:               # EPIPE: the recorder went away
+    except OSError as e:          # EPIPE: the recorder went away
+        if _program_raised(e):
+            raise
         _broken = True
         return False
 
@@ -250,8 +285,9 @@ def _send(label, now_ns, attrs):
         else:
             next(_undelivered)    # counted before the flag: see _report
             _maybe_unreported = True
-    except Exception:             # never into the program
-        pass
+    except Exception as e:        # never into the program, but the program's own
+        if _program_raised(e):
+            raise
 
 
 def _domain_attr(domain):
@@ -265,8 +301,9 @@ def mark(label, domain=None):
     try:
         now = time.monotonic_ns()
         _send(_clean(label, LABEL_MAX), now, _domain_attr(domain)[1:])
-    except Exception:
-        pass
+    except Exception as e:
+        if _program_raised(e):
+            raise
 
 
 class Token:
@@ -287,7 +324,9 @@ def start(name, domain=None):
         tok = Token(label, b"%d.%d" % (_pid, next(_ids)), dom)
         _send(label, now, b"start=" + tok.ident + dom)
         return tok
-    except Exception:
+    except Exception as e:
+        if _program_raised(e):
+            raise
         return None
 
 
@@ -299,8 +338,9 @@ def end(token):
             return
         token.ended = True
         _send(token.label, now, b"end=" + token.ident + token.domain)
-    except Exception:
-        pass
+    except Exception as e:
+        if _program_raised(e):
+            raise
 
 
 # The `with` ranges open in this context, innermost last: a tuple of
@@ -337,8 +377,9 @@ class window:
                     _open.set(stack[:i] + stack[i + 1:])
                     end(stack[i][1])
                     break
-        except Exception:
-            pass
+        except Exception as e:
+            if _program_raised(e):
+                raise
         return False
 
     def __call__(self, func):
@@ -370,7 +411,9 @@ def stats():
     process could not write (no recorder, a full pipe), since it started."""
     try:
         return {"delivered": _value(_delivered), "undelivered": _value(_undelivered)}
-    except Exception:
+    except Exception as e:
+        if _program_raised(e):
+            raise
         return {"delivered": 0, "undelivered": 0}
 
 

@@ -237,6 +237,59 @@ def group_handler():
     check("the handler's ranges that got through pair", all(v == ["start", "end"] for v in ids.values())
           and len(ids) >= 1, ids)
 
+    # a handler that raises (a SIGALRM timeout, say) inside each critical
+    # section: its exception reaches the program, as without the mark, and
+    # the helper is left whole (mask, locks, later marks)
+    class Timeout(TimeoutError):
+        pass
+
+    def raising(signum, frame):
+        raise Timeout("the program's own")
+
+    signal.signal(signal.SIGUSR2, raising)
+    got = {}
+    m0 = mask()
+    for where in ("connect", "write", "report"):
+        def hook2(w, where=where):
+            if w == where:
+                flinch._hook = None
+                signal.raise_signal(signal.SIGUSR2)
+        reconnect()
+        if where == "connect":
+            flinch._broken = True
+        else:
+            flinch.mark("connected")           # connected before the hook is set
+        if where == "report":                  # a report is due: an undelivered mark first
+            flinch._maybe_unreported = True
+        flinch._hook = hook2
+        try:
+            flinch.mark("raised_" + where)
+            got[where] = "returned"
+        except Timeout:
+            got[where] = "raised"
+        except Exception as e:                 # anything else is a failure
+            got[where] = repr(e)
+        flinch._hook = None
+    check("a handler's exception inside connect, write and report reaches the program",
+          got == {"connect": "raised", "write": "raised", "report": "raised"}, got)
+    check("the signal mask is as it was after them", mask() == m0, (mask(), m0))
+    f.drain()
+    before = flinch.stats()["delivered"]
+    reconnect()
+    flinch.mark("after_raised")
+    check("marks after them are delivered (no lock left held)",
+          flinch.stats()["delivered"] == before + 1 and "after_raised" in f.labels(),
+          (flinch.stats(), before))
+
+    class Bad:
+        def __str__(self):
+            raise ValueError("a label that cannot be shown")
+    try:
+        flinch.mark(Bad())
+        check("a label whose __str__ raises: nothing reaches the program", True)
+    except Exception as e:
+        check("a label whose __str__ raises: nothing reaches the program", False, repr(e))
+
     # a 1 ms timer whose handler marks, while this thread and another mark
     # in a loop: any critical section the hooks missed would deadlock here
     n_main, n_thread, n_alarm = [0], [0], [0]
