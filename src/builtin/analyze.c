@@ -110,7 +110,7 @@ int cmd_analyze(int argc, char **argv)
     int nfiles = 0;
     int seed = 0, ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         int bad = 0;
         switch (ch) {
         case 'c':
@@ -178,7 +178,7 @@ int cmd_analyze(int argc, char **argv)
             }
             break;
         case 'h': usage(stdout); return EXIT_OK;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return diag_bad_option(ch, argv);
         }
         if (bad)
             return EXIT_USAGE;

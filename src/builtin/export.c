@@ -140,8 +140,7 @@ int cmd_export(int argc, char **argv)
         case 'X': if (analysis_parse_max_open(optarg, &max_open)) return EXIT_USAGE; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(usage, stdout); return EXIT_OK;
-        case ':': diag_error("%s needs a value (see --help)", argv[optind - 1]); return EXIT_USAGE;
-        default: diag_error("unknown option '%s' (see --help)", argv[optind - 1]); return EXIT_USAGE;
+        default: return diag_bad_option(c, argv);
         }
     }
     if (!format || strcmp(format, "perfetto") != 0) {

@@ -115,12 +115,12 @@ int cmd_mark(int argc, char **argv)
     int opt;
 
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         switch (opt) {
         case 'f': fifo = optarg; break;
         case 'a': at_ns = optarg; break;
         case 'h': mark_usage(stdout); return EXIT_OK;
-        default:  mark_usage(stderr); return EXIT_USAGE;
+        default:  return diag_bad_option(opt, argv);
         }
     }
     if (optind != argc - 1) {

@@ -123,8 +123,7 @@ int cmd_plot(int argc, char **argv)
         case 'H': if (parse_pixels("--height", optarg, &so.height)) return EXIT_USAGE; break;
         case 't': so.title = optarg; break;
         case 'h': fputs(usage, stdout); return EXIT_OK;
-        case ':': diag_error("%s needs a value (see --help)", argv[optind - 1]); return EXIT_USAGE;
-        default: diag_error("unknown option '%s' (see --help)", argv[optind - 1]); return EXIT_USAGE;
+        default: return diag_bad_option(c, argv);
         }
     }
     if (optind + 1 != argc) {

@@ -335,7 +335,7 @@ int cmd_record(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "+o:g:i:s:qh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:o:g:i:s:qh", long_opts, NULL)) != -1) {
         switch (c) {
         case 'o': o.out = optarg; break;
         case 'g': o.gpu_spec = optarg; break;
@@ -409,13 +409,7 @@ int cmd_record(int argc, char **argv)
             break;
         case 'q': o.quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
-        default:
-            if (optopt && strchr("ogis", optopt))
-                diag_error("-%c needs a value (see 'flinch record --help')", optopt);
-            else
-                diag_error("unknown or incomplete option '%s' (see 'flinch record --help')",
-                           argv[optind - 1]);
-            return EXIT_USAGE;
+        default: return diag_bad_option(c, argv);
         }
     }
     if (optind < argc) {

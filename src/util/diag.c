@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "utf8.h"
@@ -69,6 +70,24 @@ void diag_warn(const char *fmt, ...)
     va_start(ap, fmt);
     emit("warning: ", fmt, ap);
     va_end(ap);
+}
+
+int diag_bad_option(int ch, char *const argv[])
+{
+    /* getopt has moved optind past the bad element: a long option is named
+     * as written up to '=', a short one (maybe inside a group such as -qx)
+     * by its letter. */
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    char name[128];
+    if (strncmp(arg, "--", 2) == 0 || optopt <= 0 || optopt > 127)
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    else
+        snprintf(name, sizeof name, "-%c", optopt);
+    if (ch == ':')
+        diag_error("option '%s' needs a value (see '%s --help')", name, prog_name);
+    else
+        diag_error("unknown option '%s' (see '%s --help')", name, prog_name);
+    return EXIT_USAGE;
 }
 
 /* Repeated warnings (diag_warn_repeat): one slot per (file, format). The

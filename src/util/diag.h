@@ -45,6 +45,14 @@ void diag_warn_repeat(const char *file, long line, const char *fmt, ...)
  * starting again. */
 void diag_repeat_summary(const char *file);
 
+/* What getopt_long's caller does with a bad option: the optstring starts
+ * with ':' (getopt then prints nothing itself), and CH, the '?' (unknown
+ * option) or ':' (option without its value) it returned, with ARGV, gives
+ * one line, "flinch CMD: unknown option '--bogus' (see 'flinch CMD
+ * --help')" or "...: option '--out' needs a value (see ...)". Returns
+ * EXIT_USAGE. */
+int diag_bad_option(int ch, char *const argv[]);
+
 /* Copies S into OUT (CAP bytes, NUL-terminated, cut at a character
  * boundary) with every C0/C1 control, DEL, backslash and byte that is not
  * UTF-8 written as \xNN. Returns the length written. */
