@@ -1,6 +1,6 @@
 /*
- * builtin/export.c — `flinch export --format perfetto`: one or more traces
- * (one per host) as Chrome trace-event JSON.
+ * builtin/export.c — `flinch export` (--format perfetto, the only format): one or
+ * more traces (one per host) as Chrome trace-event JSON.
  *
  * Owns: the command line and the order of the passes: per trace, one pass
  * to measure its clock offset (hosts.h), then the origin of the shared
@@ -27,7 +27,7 @@
 #include "threads_file.h"
 
 static const char usage[] =
-    "usage: flinch export --format perfetto TRACE.csv... -o OUT.json [options]\n"
+    "usage: flinch export TRACE.csv... -o OUT.json [options]\n"
     "\n"
     "Writes Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing:\n"
     "per host a 'host CPU (HOST)' process (CPU counters, MARKs, EVENTs,\n"
@@ -37,9 +37,10 @@ static const char usage[] =
     "Several traces (one per host) are aligned on t_wall_ns: each trace's\n"
     "offset is the median of t_wall_ns - t_mono_ns over its rows, so the\n"
     "hosts' clocks must be synchronised (NTP/PTP); the offsets are printed on\n"
-    "stderr. A trace is named HOST=PATH, or after its file name without .csv.\n"
+    "stderr (with several traces). A trace is named HOST=PATH, or after its\n"
+    "file name without .csv.\n"
     "\n"
-    "  -f, --format FMT    output format: perfetto (required)\n"
+    "  -f, --format FMT    output format: perfetto (the default; the only one)\n"
     "  -o, --output FILE   the JSON to write (required; - for stdout); written to a\n"
     "                      temporary file and renamed into place; a symlink or\n"
     "                      an input trace is refused\n"
@@ -54,7 +55,7 @@ static const char usage[] =
     "      --no-windows    export no windows\n"
     "      --max-open N    at most N windows open at once; past it the oldest start\n"
     "                      is dropped (100000; see flinch analyze --help)\n"
-    "  -q, --quiet         do not print the clock offsets\n"
+    "  -q, --quiet         do not print the clock offsets of several traces\n"
     "  -h, --help          this help\n";
 
 /* Windows of host H, appended once its events are written. With explicit
@@ -143,9 +144,8 @@ int cmd_export(int argc, char **argv)
         default: return diag_bad_option(c, argv);
         }
     }
-    if (!format || strcmp(format, "perfetto") != 0) {
-        diag_error(format ? "unknown --format '%s' (known: perfetto)"
-                          : "--format perfetto is required%s", format ? format : "");
+    if (format && strcmp(format, "perfetto") != 0) {
+        diag_error("unknown --format '%s' (known: perfetto)", format);
         return EXIT_USAGE;
     }
     if (!out_path) {
@@ -192,7 +192,7 @@ int cmd_export(int argc, char **argv)
         int64_t first = host_shared_ns(&hosts[i], hosts[i].min_mono_ns);
         if (i == 0 || first < origin)
             origin = first;
-        if (!quiet)
+        if (!quiet && n > 1)   /* one trace has nothing to be aligned with */
             fprintf(stderr, "%s: host %s: %s: clock offset t_wall_ns - t_mono_ns = %" PRId64
                     " ns (median of %ld rows, spread %" PRId64 " ns)%s\n", diag_prog(),
                     hosts[i].name, hosts[i].path, hosts[i].wall_offset_ns, hosts[i].rows,
@@ -230,14 +230,18 @@ int cmd_export(int argc, char **argv)
         }
     }
     perfetto_end(f);
+    char list[512];
+    labels_seen_format(seen, nseen, list, sizeof list);
     if (rc == 0 && explicit_labels && windowed == 0) {
-        diag_error("no trace has both '%s' and '%s' MARKs", start, end);
+        /* as analyze and plot say it: the labels the traces do hold */
+        if (nseen)
+            diag_error("no trace has both '%s' and '%s' MARKs (labels seen: %s)", start, end, list);
+        else
+            diag_error("no trace has both '%s' and '%s' MARKs (no MARK rows at all)", start, end);
         rc = EXIT_USAGE;
     }
     if (rc == 0 && !explicit_labels && !no_windows && windowed == 0) {
         /* the default labels are absent: say so, as analyze does */
-        char list[512];
-        labels_seen_format(seen, nseen, list, sizeof list);
         diag_warn("no windows exported: no trace has both 'infer_start' and 'first_token' MARKs "
                   "(the default window labels; labels seen: %s); name the labels with --start "
                   "and --end, or pass --no-windows", nseen ? list : "none, no MARK rows at all");

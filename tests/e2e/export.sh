@@ -77,8 +77,10 @@ else
 fi
 
 # errors
-err=$("$FLINCH" export "$FIX" -o x.json 2>&1); st=$?
-expect_eq "no --format" "$st: $err" "2: flinch export: --format perfetto is required"
+# --format perfetto is the default; one trace has no clock offset to report
+err=$("$FLINCH" export "$FIX" -o nf.json 2>&1); st=$?
+expect_eq "no --format: perfetto, no offset line" "$st: $err" "0: "
+expect_eq "no --format: same JSON" "$(cmp a.json nf.json && echo same)" same
 err=$("$FLINCH" export -f chrome "$FIX" -o x.json 2>&1); st=$?
 expect_eq "unknown format" "$st: $err" "2: flinch export: unknown --format 'chrome' (known: perfetto)"
 err=$("$FLINCH" export -f perfetto "$FIX" "$FIX" -o x.json 2>&1); st=$?
@@ -87,7 +89,10 @@ cut -d, -f1,3- "$FIX" | sed '1s/^t_mono_ns/t_mono_ns/' > nowall.csv
 err=$("$FLINCH" export -f perfetto "$FIX" nowall.csv -o x.json 2>&1); st=$?
 expect_eq "no wall clock on a second host" "$st: $err" "2: flinch export: nowall.csv: no t_wall_ns values: cannot align it with the other hosts"
 err=$("$FLINCH" export -f perfetto "$FIX" -o x.json -q --start nope --end never 2>&1); st=$?
-expect_eq "labels in no trace" "$st: $err" "2: flinch export: no trace has both 'nope' and 'never' MARKs"
+expect_eq "labels in no trace" "$st: $err" "2: flinch export: no trace has both 'nope' and 'never' MARKs (labels seen: begin, infer_start, first_token, a<b&\"c\", end)"
+grep -v ',MARK,' "$FIX" > nomarks.csv
+err=$("$FLINCH" export nomarks.csv -o x.json --start nope --end never 2>&1); st=$?
+expect_eq "labels in no trace, no marks" "$st: $err" "2: flinch export: no trace has both 'nope' and 'never' MARKs (no MARK rows at all)"
 expect_eq "no JSON left on error" "$(ls x.json 2>/dev/null)" ""
 err=$("$FLINCH" export -f perfetto "$FIX" -o x.json --end first_token 2>&1); st=$?
 expect_eq "--end alone" "$st: $err" "2: flinch export: --start and --end go together (see --help)"
