@@ -28,6 +28,8 @@ void perfetto_span_close(FILE *f, int pid, struct held_counter *c)
 void perfetto_span(FILE *f, int pid, struct held_counter *c, int64_t t0_ns, int64_t t1_ns,
                    double v)
 {
+    if (t0_ns < 0)
+        t0_ns = 0;                   /* measured before the first row */
     if (!isfinite(v) || t0_ns >= t1_ns)
         return;
     /* a span that starts at (or, overlapping, before) the open one's end

@@ -11,7 +11,11 @@
  * the events are not in time order, and viewers sort them), and again at
  * its end only where no span follows at once (a gap, the last span): the
  * step then ends where the measurement ended. A span that directly follows
- * one with the same value writes nothing (counters only on change).
+ * one with the same value writes nothing (counters only on change). A span
+ * that began before the export's origin (the first GPM span, from the
+ * sample taken before the recorder's first row; the first per-process
+ * reading, over the second before it) is written from the origin, 0: the
+ * timeline starts at the earliest row.
  */
 #ifndef FLINCH_PERFETTO_SPANS_H
 #define FLINCH_PERFETTO_SPANS_H
@@ -29,8 +33,8 @@ struct held_counter {
 /* A ("ph":"C") counter event; NAME and UNIT are plain ASCII constants. */
 void perfetto_counter(FILE *f, int pid, const char *name, const char *unit, int64_t ts_ns,
                       double v);
-/* The value V over [T0_NS, T1_NS] (export timeline); ignored unless finite
- * and T0_NS < T1_NS. */
+/* The value V over [T0_NS, T1_NS] (export timeline; T0_NS < 0 taken as 0);
+ * ignored unless finite and T0_NS < T1_NS. */
 void perfetto_span(FILE *f, int pid, struct held_counter *c, int64_t t0_ns, int64_t t1_ns,
                    double v);
 /* At the end of the trace: the open span's end. */

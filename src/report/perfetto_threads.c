@@ -48,14 +48,23 @@ int perfetto_write_threads(FILE *f, const struct host_trace *hs, int h, int64_t 
             snprintf(tname, sizeof tname, "%s %ld", sp.name, sp.tid);
             perfetto_metadata(f, "thread_name", pid, (int)sp.tid, tname);
         }
+        /* a state the sampler saw before the trace's first row (its
+         * session can begin earlier) is cut at the origin: the timeline
+         * starts at 0 */
+        int64_t t0 = host_shared_ns(&hs[h], sp.t0_ns) - origin_ns;
+        int64_t t1 = t0 + (sp.t1_ns - sp.t0_ns);
+        if (t1 <= 0)
+            continue;
+        if (t0 < 0)
+            t0 = 0;
         char detail[96];
         enum thread_class c = thread_classify(sp.state, sp.wchan, sp.call, sp.fd, detail,
                                               sizeof detail);
         perfetto_event_start(f);
         fprintf(f, "{\"name\":\"%s\",\"cat\":\"thread\",\"ph\":\"X\",\"pid\":%d,\"tid\":%ld",
                 thread_class_name(c), pid, sp.tid);
-        perfetto_write_ts(f, "ts", host_shared_ns(&hs[h], sp.t0_ns) - origin_ns);
-        perfetto_write_ts(f, "dur", sp.t1_ns - sp.t0_ns);
+        perfetto_write_ts(f, "ts", t0);
+        perfetto_write_ts(f, "dur", t1 - t0);
         fputs(",\"args\":{\"in\":", f);
         json_write_string(f, detail);
         char state[2] = { sp.state, '\0' };   /* escaped like every other string */

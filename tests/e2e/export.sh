@@ -62,6 +62,19 @@ expect_eq "order of files does not move the origin" \
   "$("$FLINCH" export -f perfetto nodeB="$HB" "$FIX" -o - -q | grep -o '"begin","ph":"i","s":"p","pid":[0-9]*,"tid":1,"ts":[0-9.]*' | tr '\n' ' ')" \
   '"begin","ph":"i","s":"p","pid":1000,"tid":1,"ts":500000.000 "begin","ph":"i","s":"p","pid":2000,"tid":1,"ts":0.000 '
 
+# The timeline starts at the trace's first row (ts 0): thread states the
+# sampler saw before it (its session began 200 ms earlier) are cut there,
+# one wholly before it is left out.
+cp "$FIX" th.csv
+printf '%s\n' 'flinch-threads 1' 'B 4800000000 root=7 interval_ms=100 arch=x86_64' \
+  'S 4850000000' 'N 7 7 early' 'T 7 S - clock_nanosleep -' 'N 8 8 gone' 'T 8 R - - -' \
+  'S 4950000000' 'X 8' 'S 5100000000' 'T 7 R - - -' 'S 5200000000' \
+  'E 5200000001 cpu_ns=1 sweeps=4' > th.csv.threads
+expect_status "export with early thread states" 0 "$FLINCH" export th.csv -o th.json --no-windows
+expect_eq "thread states from ts 0" "$(grep '"cat":"thread"' th.json | grep -o '"tid":[0-9]*,"ts":[0-9.]*,"dur":[0-9.]*' | tr '\n' ' ')" \
+  '"tid":7,"ts":0.000,"dur":25000.000 "tid":7,"ts":25000.000,"dur":175000.000 '
+expect_eq "no event before the first row" "$(grep -c '"ts":-' th.json)" 0
+
 # hostile labels: quotes, backslashes, control characters, UTF-8, invalid bytes
 { head -n 30 "$FIX"
   printf '5990000000,1700000005990000000,MARK,"q""uote\\back\tslash\001ctl caf\303\251 \342\206\222 bad\377",,,,,,,,,,,,,,,,,,,\n'

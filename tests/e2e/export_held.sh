@@ -45,7 +45,8 @@ expect_eq "no per-process tracks without --pid or a command" "$(grep -c 'SM % ' 
 
 # Per-process: the job 20% and the tenant 60% until 1.5 s, then 50% / 10%;
 # readings every 100 ticks, each over the samples since the previous one
-# (the first: the second before it). Sample times come from the wall
+# (the first: the second before it, written from the first row, ts 0: the
+# timeline starts there). Sample times come from the wall
 # clock, read through t_wall_ns - t_mono_ns: the times are exact to a
 # microsecond, so they are compared to 0.1 ms.
 printf 'at 0 power=612 util=80 proc_child=20 proc_other=60\nat 1500 proc_child=50 proc_other=10\n' > p.scn
@@ -54,8 +55,9 @@ expect_eq "per-process scenario records" "$?:$(grep -v 'thread states' err.txt)"
 expect_status "export per-process trace" 0 "$FLINCH" export -f perfetto p.csv -o p.json -q --no-windows
 ms() { awk '{ for (i = 1; i < NF; i += 2) printf "%.1f %s ", $i / 1000, $(i + 1) }'; }
 expect_eq "traced job's SM %: from each reading's span start; the last one's end" \
-  "$(track p.json 'SM % traced job' | ms)" "-166.7 20 833.3 30 1833.3 50 2833.3 50 "
+  "$(track p.json 'SM % traced job' | ms)" "0.0 20 833.3 30 1833.3 50 2833.3 50 "
+expect_eq "per-process: no event before the first row" "$(grep -c '"ts":-' p.json)" 0
 expect_eq "other processes' SM %" "$(track p.json 'SM % other processes' | ms)" \
-  "-166.7 60 833.3 43 1833.3 10 2833.3 10 "
+  "0.0 60 833.3 43 1833.3 10 2833.3 10 "
 
 done_testing
