@@ -155,20 +155,26 @@ static long fill(struct csv_reader *r)
     }
 }
 
-static int add_field(struct csv_reader *r, char *start, size_t len)
+/* Doubles the field arrays; cold, off the per-field path. */
+static int grow_fields(struct csv_reader *r)
 {
-    if (r->nfields == r->max_fields) {
-        int nmax = r->max_fields * 2;
-        char **nf = realloc(r->field, sizeof *nf * (size_t)nmax);
-        if (!nf)
-            return -1;
-        r->field = nf;
-        size_t *nl = realloc(r->field_len, sizeof *nl * (size_t)nmax);
-        if (!nl)
-            return -1;
-        r->field_len = nl;
-        r->max_fields = nmax;
-    }
+    int nmax = r->max_fields * 2;
+    char **nf = realloc(r->field, sizeof *nf * (size_t)nmax);
+    if (!nf)
+        return -1;
+    r->field = nf;
+    size_t *nl = realloc(r->field_len, sizeof *nl * (size_t)nmax);
+    if (!nl)
+        return -1;
+    r->field_len = nl;
+    r->max_fields = nmax;
+    return 0;
+}
+
+static inline int add_field(struct csv_reader *r, char *start, size_t len)
+{
+    if (r->nfields == r->max_fields && grow_fields(r) != 0)
+        return -1;
     start[len] = '\0';
     r->field[r->nfields] = start;
     r->field_len[r->nfields] = len;
@@ -221,11 +227,15 @@ static size_t record_end(const struct csv_reader *r, size_t limit, int *quoted, 
 }
 
 /* A byte loop, not memchr per field: trace cells are a few bytes long and
- * many are empty, so a call per cell costs more than it scans. */
+ * many are empty, so a call per cell costs more than it scans. *e (the
+ * record's '\n' or '\r', or the byte after the data: the buffer has one
+ * spare) becomes a ',' sentinel, so the loop tests one byte per step; it is
+ * the last field's terminating NUL afterwards either way. */
 static int split_plain(struct csv_reader *r, char *s, char *e)
 {
+    *e = ',';
     for (char *p = s;; p++) {
-        if (p == e || *p == ',') {
+        if (*p == ',') {
             if (add_field(r, s, (size_t)(p - s)) != 0)
                 return -1;
             if (p == e)
