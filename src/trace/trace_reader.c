@@ -118,6 +118,10 @@ static int open_header(struct trace_reader *tr, const char *path)
                         quote_cell(tr->csv.field[0], head, sizeof head));
         }
     }
+    for (int c = 0; c < COL_COUNT; c++)
+        if (tr->col[c] >= 0 && c != COL_ROW_TYPE && c != COL_LABEL && c != COL_PROC_STATE &&
+            c != COL_MARK_ATTRS && c != COL_PROC_TOP_THREAD)
+            tr->num_col[tr->n_num++] = (unsigned char)c;
     return 0;
 }
 
@@ -207,9 +211,12 @@ static int next_recording(struct trace_reader *tr, struct trace_row *row)
     }
     return 0;
 }
-/* One numeric cell: a number, finite, within the column's range. */
-static int parse_number(struct trace_reader *tr, long line, const char *column, const char *s,
-                        size_t n, struct trace_column_range range, double *out)
+/* One numeric cell: a number, finite, within the column's range. The
+ * slow path of parse_number: every failure, and the cells
+ * trace_number_fast leaves to trace_parse_double. */
+static int parse_number_careful(struct trace_reader *tr, long line, const char *column,
+                                const char *s, size_t n, struct trace_column_range range,
+                                double *out)
 {
     char cellbuf[64], msg[160];
     int rc = trace_parse_double(s, n, out);
@@ -227,16 +234,28 @@ static int parse_number(struct trace_reader *tr, long line, const char *column, 
     return 0;
 }
 
+/* The usual cell in range: 1 with *out set; 0 when parse_number_careful
+ * must look at it (same value for the cells taken here: trace_number.h). */
+static inline int number_in_range(const char *s, size_t n, struct trace_column_range range,
+                                  double *out)
+{
+    return trace_number_fast(s, n, out) == 0 &&
+           (!(range.hi > range.lo) || (*out >= range.lo && *out <= range.hi));
+}
+
+/* Every row reads all its numeric cells (an invalid cell is an error
+ * wherever it is), so this loop is most of the reader's time: it walks
+ * the numeric columns the header has (tr->num_col, in enum order, so the
+ * first bad cell reported is the same) and reads the usual cells inline. */
 static int parse_cells(struct trace_reader *tr, struct trace_row *row)
 {
     struct csv_reader *csv = &tr->csv;
     char cellbuf[64];
-    for (int c = 0; c < COL_COUNT; c++) {
+    for (int c = 0; c < COL_COUNT; c++)
         row->v[c] = NAN;
+    for (int k = 0; k < tr->n_num; k++) {
+        int c = tr->num_col[k];
         int i = tr->col[c];
-        if (i < 0 || c == COL_ROW_TYPE || c == COL_LABEL || c == COL_PROC_STATE ||
-            c == COL_MARK_ATTRS || c == COL_PROC_TOP_THREAD)
-            continue;
         const char *s = csv->field[i];
         size_t n = csv->field_len[i];
         if (n == 0)
@@ -248,8 +267,9 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
                             quote_cell(s, cellbuf, sizeof cellbuf), "");
             row->clock_event_reasons = bits;
             row->v[c] = (double)bits;
-        } else if (parse_number(tr, row->line, trace_column_names[c], s, n, trace_column_ranges[c],
-                                &row->v[c]) != 0) {
+        } else if (!number_in_range(s, n, trace_column_ranges[c], &row->v[c]) &&
+                   parse_number_careful(tr, row->line, trace_column_names[c], s, n,
+                                        trace_column_ranges[c], &row->v[c]) != 0) {
             return -1;
         }
     }
@@ -257,11 +277,12 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
     for (int k = 0; k < tr->n_rapl; k++) {
         int i = tr->rapl_col[k];
         row->rapl_cum_uj[k] = NAN;
-        if (csv->field_len[i]) {
+        if (csv->field_len[i] &&
+            !number_in_range(csv->field[i], csv->field_len[i], rapl_range, &row->rapl_cum_uj[k])) {
             char name[80];
             snprintf(name, sizeof name, "%s%s", tr->rapl_prefix[k], tr->rapl_domain[k]);
-            if (parse_number(tr, row->line, name, csv->field[i], csv->field_len[i], rapl_range,
-                             &row->rapl_cum_uj[k]) != 0)
+            if (parse_number_careful(tr, row->line, name, csv->field[i], csv->field_len[i],
+                                     rapl_range, &row->rapl_cum_uj[k]) != 0)
                 return -1;
         }
     }
