@@ -144,7 +144,7 @@ FUZZ_BIN     := build-fuzz/fuzz_trace_reader build-fuzz/fuzz_csv_reader build-fu
 # the readers' row cap made small, so the fuzzer reaches it (the round trip
 # keeps the real one: it writes rows up to the writer's CSV_ROW_MAX)
 build-fuzz/fuzz_trace_reader build-fuzz/fuzz_csv_reader: FUZZ_CFLAGS += -DCSV_RECORD_MAX=1024
-build-fuzz/fuzz_trace_reader: tests/fuzz/fuzz_trace_reader.c src/trace/trace_reader.c src/trace/csv_reader.c src/trace/trace_schema.c src/trace/mark_line.c
+build-fuzz/fuzz_trace_reader: tests/fuzz/fuzz_trace_reader.c src/trace/trace_reader.c src/trace/csv_reader.c src/trace/trace_number.c src/trace/trace_schema.c src/trace/mark_line.c
 build-fuzz/fuzz_csv_reader: tests/fuzz/fuzz_csv_reader.c src/trace/csv_reader.c
 build-fuzz/fuzz_csv_roundtrip: tests/fuzz/fuzz_csv_roundtrip.c src/trace/csv_writer.c src/trace/csv_reader.c src/util/diag.c \
                                src/util/utf8.c src/trace/trace_append.c src/trace/trace_schema.c
