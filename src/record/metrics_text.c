@@ -1,8 +1,9 @@
 /*
  * metrics_text.c — see metrics_text.h.
  *
- * Numbers are printed with %.17g, so a scraped value is the double flinch
- * holds, bit for bit (what the tests compare against `flinch analyze`).
+ * Values are printed with %.10g (10 significant digits, as the Perfetto
+ * export writes its counters): 1.457749624, not 1.4577496239999999,
+ * the double's last bits being noise in a sensor reading or a sum of them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -206,7 +207,7 @@ static void gpu_series(FILE *f, int om, const struct metrics_state *s, const cha
             head(f, om, name, type, help);
         char uuid[2 * METRICS_UUID_MAX];
         metrics_escape_label(uuid, sizeof uuid, g->uuid);
-        fprintf(f, "%s{gpu=\"%d\",uuid=\"%s\"} %.17g\n", name, g->index, uuid, v * scale);
+        fprintf(f, "%s{gpu=\"%d\",uuid=\"%s\"} %.10g\n", name, g->index, uuid, v * scale);
     }
 }
 
@@ -233,7 +234,7 @@ static void window_series(FILE *f, int om, const struct metrics_state *s,
                     l, v, metrics_bucket_bounds[b], (unsigned long long)m->bucket[b]);
         fprintf(f, "flinch_window_duration_seconds_bucket{%s=\"%s\",le=\"+Inf\"} %llu\n",
                 l, v, (unsigned long long)m->count);
-        fprintf(f, "flinch_window_duration_seconds_sum{%s=\"%s\"} %.17g\n", l, v, m->duration_sum_s);
+        fprintf(f, "flinch_window_duration_seconds_sum{%s=\"%s\"} %.10g\n", l, v, m->duration_sum_s);
         fprintf(f, "flinch_window_duration_seconds_count{%s=\"%s\"} %llu\n", l, v,
                 (unsigned long long)m->count);
     }
@@ -254,7 +255,7 @@ static void window_series(FILE *f, int om, const struct metrics_state *s,
     for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++) {
         head(f, om, sums[k].name, "counter", sums[k].help);
         for (int i = 0; i < n; i++)
-            fprintf(f, "%s{%s=\"%s\"} %.17g\n", sums[k].name, ref[i].label, ref[i].value,
+            fprintf(f, "%s{%s=\"%s\"} %.10g\n", sums[k].name, ref[i].label, ref[i].value,
                     *(const double *)((const char *)ref[i].m + sums[k].off));
     }
     counter(f, om, "flinch_windows_abandoned_total",

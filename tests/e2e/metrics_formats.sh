@@ -51,6 +51,11 @@ check "OpenMetrics: UNIT of a counter" grep -qx '# UNIT flinch_gpu_energy_joules
 check "OpenMetrics: UNIT of a gauge" grep -qx '# UNIT flinch_gpu_power_watts watts' om.txt
 check "OpenMetrics: UNIT of the histogram" grep -qx '# UNIT flinch_window_duration_seconds seconds' om.txt
 check "OpenMetrics: build info as an info family" grep -qx '# TYPE flinch_build info' om.txt
+# values with at most 10 significant digits (%.10g), not a double's 17
+long_values() { grep -v '^#' "$1" | awk '{ v = $NF; sub(/[eE].*/, "", v); gsub(/[-+.]/, "", v);
+  sub(/^0+/, "", v); if (length(v) > 10) print }'; }
+expect_eq "text format: at most 10 significant digits" "$(long_values text.txt)" ""
+expect_eq "OpenMetrics: at most 10 significant digits" "$(long_values om.txt)" ""
 names() { grep -v '^#' "$1" | sed 's/[ {].*//' | sort -u; }
 expect_eq "the same sample names in both formats" "$(names om.txt)" "$(names text.txt)"
 if command -v promtool >/dev/null 2>&1; then

@@ -16,10 +16,10 @@ held() { grep -E '^flinch_gpu_(sm_active|proc_sm|other_sm)_ratio' "$1"; }
 printf 'at 0 power=612 util=80 sm_active=75 proc_child=20 proc_other=60\n' > m.scn
 rec m.scn m.csv --seconds 1.5 -- sleep 3
 expect_eq "shared GPU with GPM records" "$?:$(grep -v 'thread states' err.txt)" "0:"
-expect_eq "the three gauges: GPM SM active 75%, job 20%, others 60% (as ratios, %.17g)" "$(held m.csv.prom)" \
+expect_eq "the three gauges: GPM SM active 75%, job 20%, others 60% (as ratios, %.10g)" "$(held m.csv.prom)" \
 "flinch_gpu_sm_active_ratio{$uuid} 0.75
-flinch_gpu_proc_sm_ratio{$uuid} 0.20000000000000001
-flinch_gpu_other_sm_ratio{$uuid} 0.59999999999999998"
+flinch_gpu_proc_sm_ratio{$uuid} 0.2
+flinch_gpu_other_sm_ratio{$uuid} 0.6"
 expect_eq "HELP and TYPE" "$(grep -E '^# (HELP|TYPE) flinch_gpu_sm_active_ratio' m.csv.prom)" \
 "# HELP flinch_gpu_sm_active_ratio GPM SM activity over the latest GPM span, about 200 ms (gpu_sm_active_pct / 100; Hopper and newer).
 # TYPE flinch_gpu_sm_active_ratio gauge"
@@ -37,6 +37,6 @@ expect_eq "GPM gone mid-run: no SM active gauge at the end; no per-process gauge
 printf 'at 0 util=50 sm_active=40\n' > on.scn
 rec on.scn on.csv --seconds 0.5
 expect_eq "GPM on, no job: only the SM active gauge" "$(held on.csv.prom)" \
-  "flinch_gpu_sm_active_ratio{$uuid} 0.40000000000000002"
+  "flinch_gpu_sm_active_ratio{$uuid} 0.4"
 
 done_testing
