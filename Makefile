@@ -3,14 +3,14 @@
 #   make            build build/flinch and the simulated NVML (build/sim/libnvidia-ml.so.1)
 #   make demo       record a scripted 724 ms pause on the simulated GPU and analyze it
 #   make demo-python  the same pause seen by a Python server annotated with flinch.window
-#   make install    flinch, libflinch_nvtx.so, flinch_mark.h and flinch.py under PREFIX
+#   make install    flinch, flinch_mark.h, the NVTX bridge (libflinch_nvtx.so) and flinch.py
+#                   under PREFIX (/usr/local), staged under DESTDIR; make uninstall removes them
 #   make check      build with -Werror, run every test; again under ASan+UBSan+LSan (gcc)
 #                   and under clang's UBSan (float-cast-overflow); memcheck
 #   make bench      run the benchmarks in bench/ (slow; prints tables)
 #   make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60; clang)
 #   make soak       record SOAK_SECONDS (default 3600) at 1 ms with marks; checks RSS, marks, samples
 #   make valgrind   memcheck over representative commands (needs valgrind)
-#   make install    flinch, flinch_mark.h and the NVTX bridge under PREFIX (/usr/local), DESTDIR
 #
 # Sources are found by wildcard: src/STAGE/*.c (util, trace, record, analyze,
 # report, builtin) make up libflinch.a, src/flinch.c is the entry point, sim/*.c

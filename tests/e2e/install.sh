@@ -47,6 +47,8 @@ if cc -std=c11 -Wall -Werror -I"$p/include" c.c -o c -pthread 2>cc.err; then
 else
   notok "installed header compiles"; cat cc.err >&2
 fi
+expect_eq "the Makefile's header lists make install once" \
+  "$(sed -n '1,/^$/p' "$ROOT/Makefile" | grep -c '^#   make install ')" 1
 mk uninstall >make.out 2>&1
 expect_eq "make uninstall: exit 0" "$?" 0
 expect_eq "make uninstall: nothing left" "$(find "$p" -type f | wc -l)" 0
