@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -226,15 +227,36 @@ static size_t record_end(const struct csv_reader *r, size_t limit, int *quoted, 
     return limit;
 }
 
-/* A byte loop, not memchr per field: trace cells are a few bytes long and
- * many are empty, so a call per cell costs more than it scans. *e (the
- * record's '\n' or '\r', or the byte after the data: the buffer has one
- * spare) becomes a ',' sentinel, so the loop tests one byte per step; it is
- * the last field's terminating NUL afterwards either way. */
+/* Not memchr per field: trace cells are a few bytes long and many are
+ * empty, so a call per cell costs more than it scans. Eight bytes at a
+ * time instead (where the byte order allows): a word's ',' bytes become
+ * its high bits, exactly (no carry crosses a byte: (t & 0x7f) + 0x7f
+ * stays below 0x100), taken lowest first. *e (the record's '\n' or '\r',
+ * or the byte after the data: the buffer has one spare) is a ',' sentinel
+ * for the last few bytes, so that loop tests one byte per step; it is the
+ * last field's terminating NUL afterwards either way. Words never reach
+ * past e, and a field's NUL is written only where the word was already
+ * read. */
 static int split_plain(struct csv_reader *r, char *s, char *e)
 {
+    char *p = s;
     *e = ',';
-    for (char *p = s;; p++) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = UINT64_C(0x0101010101010101), low7 = ones * 0x7f;
+    for (; e - p >= 8; p += 8) {
+        uint64_t x;
+        memcpy(&x, p, sizeof x);
+        uint64_t t = x ^ (ones * ',');
+        uint64_t m = ~(((t & low7) + low7) | t) & (ones * 0x80);
+        for (; m; m &= m - 1) {
+            char *c = p + (__builtin_ctzll(m) >> 3);
+            if (add_field(r, s, (size_t)(c - s)) != 0)
+                return -1;
+            s = c + 1;
+        }
+    }
+#endif
+    for (;; p++) {
         if (*p == ',') {
             if (add_field(r, s, (size_t)(p - s)) != 0)
                 return -1;
