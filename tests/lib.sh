@@ -74,13 +74,14 @@ rec() {
     --no-rapl --seconds 0.05 "$@" 2>err.txt
 }
 # rec_virtual SCENARIO OUT [ARGS...]: a recording of the scenario file on
-# the simulator's virtual clock (exact times), at 10 ms, without RAPL,
-# quiet, into OUT (removed first); stderr in err.txt.
+# the simulator's virtual clock (exact times), at 10 ms on the exact grid
+# (--no-dither), without RAPL, quiet, into OUT (removed first); stderr in
+# err.txt.
 rec_virtual() {
   scn=$1; out=$2; shift 2
   rm -f "$out"
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record \
-    --out "$out" --nvml-lib "$SIM" --no-rapl -q --interval-ms 10 "$@" 2>err.txt
+    --out "$out" --nvml-lib "$SIM" --no-rapl -q --interval-ms 10 --no-dither "$@" 2>err.txt
 }
 rec_bg() {
   out=$1; shift

@@ -51,6 +51,10 @@ enum verdict {
 #define WINDOW_POWER_FROZEN      0x2000
 #define WINDOW_SENSOR_LOST       0x4000
 #define WINDOW_UNDER_POWER_PERIOD 0x8000 /* from instant power, and shorter than its refresh period */
+/* An edge too near the end of the trace for the counter's updates after it
+ * (energy_estimator.h): the energy is the interpolated counter, +- about a
+ * counter step. Not inconclusive: the number is wide, not wrong. */
+#define WINDOW_NEAR_END          0x10000
 
 /* The classes of a window's time (breakdown.h); the tokens are the same in
  * every output: "compute", "host-cpu", "waiting", "not-recorded". The last

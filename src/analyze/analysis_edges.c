@@ -219,7 +219,11 @@ static int resolve_est(const struct energy_estimator *e, struct point *p, int64_
     switch (est_cum_at(e, t, eof, &p->est)) {
     case INTEG_OK: p->est_state = 1; return 1;
     case INTEG_PENDING: p->est_key = key + 1; return 0;
-    default: p->est_state = 2; return 1;
+    default:
+        p->est_state = 2;
+        /* the counter moved, but not often enough after t before the end */
+        p->near_end = eof && e->changes >= EST_EDGE_UPDATES && est_changes_after(e, t) < EST_EDGE_UPDATES;
+        return 1;
     }
 }
 
@@ -350,6 +354,8 @@ static int finish_window(struct ctx *c, struct active *act)
             }
         }
         g->mean_power_w = g->energy_j / dur;
+        if ((ps->near_end || pe->near_end) && g->source == SOURCE_COUNTER)
+            g->flags |= WINDOW_NEAR_END;
         if (g->source == SOURCE_NONE)
             g->flags |= nodata ? WINDOW_BEFORE_TRACE : late ? WINDOW_INCOMPLETE : WINDOW_NO_POWER;
         g->joined_late = nodata && act->t[0] < gs->ig.extrapolate_floor_ns;

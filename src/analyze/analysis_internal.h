@@ -73,6 +73,7 @@ struct point {
     unsigned late;                 /* bit q: gave up (end of trace, or stale) */
     long n;                        /* samples before the edge */
     int est_state;                 /* 0: pending, 1: est valid, 2: none (fallback) */
+    int near_end;                  /* est_state 2 because the trace ended too soon after it */
     long est_key;                  /* est_pending_key when last pending, + 1 (0: none) */
     struct est_result est;
     uint32_t reasons[INTEG_REASON_BITS];

@@ -60,7 +60,7 @@
 #include "energy_estimator.h"
 
 #define EST_SIDE 16              /* changes used on each side of the instant */
-#define EST_NEED_AFTER 2         /* changes after the step that holds t */
+#define EST_NEED_AFTER (EST_EDGE_UPDATES - 1) /* changes after the step that holds t */
 #define EST_WAIT_NS (3 * 1000000000LL)
 #define EST_KNOT_FLOOR_S 0.001   /* the jitter assumed at least (see above) */
 #define EST_RAMP_S 0.002
@@ -130,6 +130,14 @@ static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
+}
+
+int est_changes_after(const struct energy_estimator *e, int64_t t)
+{
+    int n = 0;
+    for (long i = first_at(e, t) + 1; i < e->count && n < EST_EDGE_UPDATES; i++)
+        n += is_change(e, i);
+    return n;
 }
 
 /* Places every change's update instant (u, unc) on the fitted grid. */

@@ -44,6 +44,17 @@ void est_add(struct energy_estimator *e, int64_t t, double mj);
  * holds many pending instants need not ask again until it changes. -1
  * before the first reading. */
 long est_pending_key(const struct energy_estimator *e, int64_t t);
+/* Counter updates an edge needs after it (the step holding it and two
+ * more): est_cum_at gives up at the end of a trace with fewer. */
+#define EST_EDGE_UPDATES 3
+
+/* How many counter updates surely after t were read: between two readings
+ * at or after t (up to EST_EDGE_UPDATES: the count stops there). The first
+ * change read after t may have happened before it, so fewer than
+ * EST_EDGE_UPDATES of these at the end of a trace can leave t without the
+ * steps it needs. */
+int est_changes_after(const struct energy_estimator *e, int64_t t);
+
 /* INTEG_OK with *r; INTEG_PENDING while too few updates after t have been
  * read (eof: never pending); INTEG_NO_DATA when the counter cannot carry
  * the estimate there (too few updates around t, a reset, a stuck counter):

@@ -327,6 +327,11 @@ void verdict_window(const struct analysis_options *o, struct window *w)
                                 "computed%s", gil ? "one" : "busiest", w->top_thread[0] ? w->top_thread : "?",
                                 w->top_thread_cores, gil ? ": a single-thread (GIL-bound) bottleneck" : "");
     }
+    if ((w->flags & WINDOW_NEAR_END) && len < cap)
+        len += (size_t)snprintf(w->evidence + len, cap - len, "; near-end: the trace stopped before "
+                                "the energy counter updated 3 times after an edge, so the energy "
+                                "is the interpolated counter, +- about a counter step (record "
+                                "lingers for them unless --linger-ms 0)");
     for (int b = 0; top && b < ANALYSIS_REASON_BITS; b++) {
         const char *name = clock_reason_name(b);
         if (name && top->reason_counts[b] && len < cap)

@@ -49,7 +49,13 @@ static void usage(FILE *out)
         "  -i, --interval-ms N    sampling interval in ms (default 10)\n"
         "      --dither           shift each tick by a pseudo-random 0..1 interval\n"
         "                         (same tick count), so analyze can place the energy\n"
-        "                         counter's updates to better than a tick\n"
+        "                         counter's updates to better than a tick (default)\n"
+        "      --no-dither        ticks exactly on the interval\n"
+        "      --linger-ms N      after the stop (CMD exited, --seconds, the first\n"
+        "                         signal), keep sampling until the energy counter\n"
+        "                         has updated 3 times after the last client mark,\n"
+        "                         at most N ms (default 500; 0: off); `end` stays at\n"
+        "                         the stop, a second signal stops at once\n"
         "  -s, --seconds N        record N seconds (default 30; 0: until SIGINT,\n"
         "                         SIGTERM or SIGHUP; with CMD: until CMD exits)\n"
         "      --marks-fifo PATH  read MARK labels from this FIFO, one per line, or\n"
@@ -115,7 +121,8 @@ enum {
     OPT_MARKS_FIFO = 256, OPT_MARKS_MODE, OPT_RAPL, OPT_NO_RAPL, OPT_RAPL_ROOT,
     OPT_PROC_STAT, OPT_CGROUP_ROOT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX,
     OPT_NVTX_REPLACE, OPT_THREADS_MS, OPT_WINDOW, OPT_START, OPT_END, OPT_LIVE, OPT_IDLE_W,
-    OPT_BUSY_W, OPT_METRICS, OPT_METRICS_FILE, OPT_RANGE, OPT_METRICS_RANGES
+    OPT_BUSY_W, OPT_METRICS, OPT_METRICS_FILE, OPT_RANGE, OPT_METRICS_RANGES,
+    OPT_NO_DITHER, OPT_LINGER_MS
 };
 
 static const struct option long_opts[] = {
@@ -134,6 +141,8 @@ static const struct option long_opts[] = {
     { "pid",         required_argument, NULL, OPT_PID },
     { "force-append", no_argument,      NULL, OPT_FORCE_APPEND },
     { "dither",      no_argument,       NULL, OPT_DITHER },
+    { "no-dither",   no_argument,       NULL, OPT_NO_DITHER },
+    { "linger-ms",   required_argument, NULL, OPT_LINGER_MS },
     { "nvtx",        optional_argument, NULL, OPT_NVTX },
     { "nvtx-replace", no_argument,      NULL, OPT_NVTX_REPLACE },
     { "threads-ms",  required_argument, NULL, OPT_THREADS_MS },
@@ -325,7 +334,7 @@ int cmd_record(int argc, char **argv)
     int nvtx = 0, nvtx_replace = 0;
     struct record_opts o = {
         .gpu_spec = "0", .interval_ms = 10, .seconds = 30.0, .marks_mode = 0600,
-        .threads_ms = THREAD_SAMPLER_DEFAULT_MS,
+        .threads_ms = THREAD_SAMPLER_DEFAULT_MS, .linger_ms = 500, .dither = 1,
     };
     o.hub.idle_w = o.hub.busy_w = NAN;
     o.hub.metrics_ranges = METRICS_RANGES_DEFAULT;
@@ -364,6 +373,12 @@ int cmd_record(int argc, char **argv)
         case OPT_RAPL: o.rapl_path = optarg; break;
         case OPT_NO_RAPL: o.no_rapl = 1; break;
         case OPT_DITHER: o.dither = 1; break;
+        case OPT_NO_DITHER: o.dither = 0; break;
+        case OPT_LINGER_MS:
+            if (parse_long("linger-ms", optarg, 10, 0, 60000, &v) != 0)
+                return EXIT_USAGE;
+            o.linger_ms = (int)v;
+            break;
         case OPT_RAPL_ROOT: o.rapl_root = optarg; break;
         case OPT_PROC_STAT: o.proc_stat = optarg; break;
         case OPT_CGROUP_ROOT: o.cgroup_root = optarg; break;

@@ -173,6 +173,7 @@ static void on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns)
         trace_row_init(&row, r->ncols, t, wall, ROW_MARK);
         trace_row_label(&row, m->label);
         trace_row_attrs(&row, &m->attrs);
+        linger_note_mark(&r->linger, m->label, t);
     }
     trace_row_int(&row, COL_ARRIVAL_MONO_NS, arrival_ns);
     trace_row_write(&row, &r->csv);
@@ -279,10 +280,10 @@ static int run_loop(struct recorder *r)
     if (total < 1)
         total = 1;
     int64_t end_ns = o->seconds > 0 ? r->start_ns + llround(o->seconds * 1e9) : INT64_MAX;
-    struct ticker tk;
-    ticker_start(&tk, r->start_ns, interval, total == INT64_MAX ? INT64_MAX : total - 1);
+    struct ticker *tk = &r->tk;
+    ticker_start(tk, r->start_ns, interval, total == INT64_MAX ? INT64_MAX : total - 1);
     if (o->dither)
-        ticker_dither(&tk, interval, (uint64_t)r->start_ns);   /* replayable on virtual time */
+        ticker_dither(tk, interval, (uint64_t)r->start_ns);   /* replayable on virtual time */
     for (;;) {
         if (csv_out_failed(&r->csv))
             return EXIT_RUNTIME;
@@ -300,13 +301,13 @@ static int run_loop(struct recorder *r)
                 r->forwarded = 1;
             }
         }
-        if (tk.next >= total) {
+        if (tk->next >= total) {
             if (ticker_sleep_until(end_ns) != 0)
                 continue;
             return EXIT_OK;
         }
         int64_t tick, late;
-        if (ticker_wait(&tk, &tick, &late) != 0)
+        if (ticker_wait(tk, &tick, &late) != 0)
             continue;
         int lost = recorder_sample_tick(r, tick, late);
         recorder_note_proc_util_off(r);
@@ -478,6 +479,8 @@ int recorder_run(const struct record_opts *o)
         recorder_auto_none(r);
     if (!csv_out_failed(&r->csv))
         write_mark(r, "end", end_ns > 0 ? end_ns : mono_ns());
+    if (code != EXIT_RUNTIME && code != EXIT_GPU_LOST && !r->child_abandoned)
+        recorder_linger(r, &stop_count);
     live_hub_stop(&r->hub);
     if (csv_out_failed(&r->csv))
         code = EXIT_RUNTIME;

@@ -14,6 +14,7 @@ struct record_opts {
     const char *gpu_spec;     /* "0", "all", "0,2", "cuda:0", "auto" (gpu_select.h, gpu_auto.h) */
     int interval_ms;
     int dither;               /* --dither: ticks shifted by 0..interval */
+    int linger_ms;            /* --linger-ms: most sampling after the stop (recorder_linger.h) */
     double seconds;           /* 0: until SIGINT/SIGTERM/SIGHUP or CMD exits */
     const char *marks_fifo;   /* NULL: no FIFO (a private one with CMD) */
     unsigned marks_mode;      /* mode of a FIFO we create */

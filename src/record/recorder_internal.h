@@ -7,6 +7,7 @@
 #ifndef FLINCH_RECORDER_INTERNAL_H
 #define FLINCH_RECORDER_INTERNAL_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "cgroup_cpu.h"
@@ -25,7 +26,9 @@
 #include "proc_watch.h"
 #include "rapl.h"
 #include "recorder.h"
+#include "recorder_linger.h"
 #include "thread_sampler.h"
+#include "ticker.h"
 #include "trace_limits.h"
 #include "trace_row.h"
 
@@ -75,6 +78,8 @@ struct recorder {
     char last_power[TRACE_CELL_MAX + 16];
     char header[CSV_ROW_MAX];
     struct live_hub hub;     /* --live / --metrics: fed a copy of every row */
+    struct ticker tk;        /* the schedule (run_loop, then the linger) */
+    struct linger linger;    /* recorder_linger.h */
 };
 
 /* An EVENT row now: LABEL, with gpu_index GPU when GPU_COL, proc_pid PID when set. */
@@ -96,5 +101,10 @@ void recorder_note_proc_util_off(struct recorder *r);
 void recorder_write_gpm_events(struct recorder *r);
 void recorder_auto_poll(struct recorder *r);
 void recorder_auto_none(struct recorder *r);
+
+/* recorder_linger.c: after `end` is down, keeps the schedule going while
+ * linger_needed says so, for at most --linger-ms, and not past a further
+ * stop signal (STOP_COUNT grown beyond what it was on entry). */
+void recorder_linger(struct recorder *r, volatile sig_atomic_t *stop_count);
 
 #endif

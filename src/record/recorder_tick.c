@@ -168,6 +168,7 @@ int recorder_sample_tick(struct recorder *r, int64_t tick, int64_t late_ns)
         gpu_row_fill(&row, &r->gpus[i], &readings[i]);
         if (trace_row_write(&row, &r->csv) != 0)
             return 0;
+        linger_note_reading(&r->linger, i, &readings[i]);
         if (i == 0)
             note_power(r, &row);
     }

@@ -33,6 +33,7 @@ void window_flags_str(unsigned flags, char *buf, size_t cap)
         { WINDOW_COUNTER_STUCK, "counter-stuck" }, { WINDOW_COUNTER_BACKWARDS, "counter-backwards" },
         { WINDOW_COUNTER_JUMP, "counter-jump" }, { WINDOW_POWER_FROZEN, "power-frozen" },
         { WINDOW_SENSOR_LOST, "sensor-lost" }, { WINDOW_UNDER_POWER_PERIOD, "under-power-period" },
+        { WINDOW_NEAR_END, "near-end" },
     };
     size_t len = 0;
     buf[0] = '\0';

@@ -5,11 +5,12 @@
 # long after their time), plus a waiting window on a scenario of our own.
 . "$ROOT/tests/lib.sh"
 
-# record SCENARIO SECONDS: starts the recorder in the background on epoch $epoch.
+# record SCENARIO SECONDS: starts the recorder in the background on epoch
+# $epoch, --no-dither (the 10 ms pace that within() below reasons from).
 record() {
   rm -f fifo t.csv
   FLINCH_SIM_EPOCH_NS=$epoch FLINCH_SIM_SCENARIO=$1 "$FLINCH" record --out t.csv --seconds "$2" \
-    --interval-ms 10 --nvml-lib "$SIM" --no-rapl --marks-fifo fifo -q 2>rec_err.txt &
+    --interval-ms 10 --no-dither --nvml-lib "$SIM" --no-rapl --marks-fifo fifo -q 2>rec_err.txt &
   rec=$!
   for i in $(seq 100); do [ -p fifo ] && break; sleep 0.02; done
 }

@@ -4,8 +4,8 @@
 # host load, a busy child of `sh -c`, and a named busy thread.
 #
 # GPU scenarios are recorded on the simulator's virtual clock (exact 10 ms
-# grid, samples at scenario time 5 + 10k ms so that a step at a whole
-# 10 ms lies half way between two samples) with marks appended afterwards;
+# grid, --no-dither: samples at scenario time 5 + 10k ms so that a step at a
+# whole 10 ms lies half way between two samples) with marks appended afterwards;
 # host CPU is left empty (--proc-stat /dev/null) unless a check sets it, so
 # the load of the machine running the tests cannot decide a class.
 . "$ROOT/tests/lib.sh"
@@ -15,7 +15,7 @@ EP=$((VSTART - 5000000))
 vrec() {   # vrec SCENARIO OUT SECONDS [record args...]
   scn=$1; out=$2; secs=$3; shift 3
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$EP FLINCH_SIM_SCENARIO=$scn "$FLINCH" record \
-    --nvml-lib "$SIM" -o "$out" -s "$secs" -i 10 --no-rapl -q --proc-stat /dev/null "$@" 2>/dev/null
+    --nvml-lib "$SIM" -o "$out" -s "$secs" -i 10 --no-dither --no-rapl -q --proc-stat /dev/null "$@" 2>/dev/null
 }
 add_mark() {   # add_mark FILE LABEL SCENARIO_MS: a MARK row at that scenario time
   n=$(head -n 1 "$1" | awk -F, '{ print NF }')

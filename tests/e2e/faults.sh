@@ -112,7 +112,7 @@ expect_eq "unsupported mid-run: end mark" "$(tail -n 1 unsup.csv | cut -d, -f3,4
 # --- a stalled NVML call ---------------------------------------------------
 # stall.scn: the 40th query (tick 10's utilization) takes 50 ms more. The
 # recorder records the overrun (a tick gap) and keeps its schedule after it.
-rec "$SCENARIOS/stall.scn" stall.csv --seconds 0.5 --interval-ms 10
+rec "$SCENARIOS/stall.scn" stall.csv --seconds 0.5 --interval-ms 10 --no-dither
 expect_eq "stall: exit 0" "$?" 0
 s=$(field stall.csv samples); k=$(field stall.csv skipped_ticks)
 ticks=$(field stall.csv ticks)

@@ -12,7 +12,7 @@
 VSTART=1000000000000                 # the virtual clock's start (sim_nvml.c)
 vrec() {   # vrec SCENARIO OUT SECONDS
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$VSTART FLINCH_SIM_SCENARIO=$1 "$FLINCH" record \
-    --nvml-lib "$SIM" -o "$2" -s "$3" -i 10 --no-rapl -q --proc-stat /dev/null 2>/dev/null
+    --nvml-lib "$SIM" -o "$2" -s "$3" -i 10 --no-dither --no-rapl -q --proc-stat /dev/null 2>/dev/null
 }
 add_mark() {   # add_mark FILE LABEL SCENARIO_MS
   n=$(head -n 1 "$1" | awk -F, '{ print NF }')

@@ -14,7 +14,7 @@ rec() { # rec SCENARIO OUT ARGS...: virtual time, stderr in err.txt, counts in s
   scn=$1; out=$2; shift 2
   rm -f "$out" stats.txt
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_STATS=stats.txt FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record \
-    --out "$out" --nvml-lib "${LIB:-$SIM}" --no-rapl -q "$@" 2>err.txt
+    --out "$out" --nvml-lib "${LIB:-$SIM}" --no-rapl -q --no-dither "$@" 2>err.txt
 }
 calls() { awk -v f="$1" -v g="${2:-0}" '$1 == "gpu" && $2 == g && $3 == f { print $4; n = 1 } END { if (!n) print 0 }' stats.txt; }
 # gpm FILE [GPU]: "tick sm occ tensor dram span" for each SAMPLE row of GPU with GPM values

@@ -17,7 +17,7 @@ add_mark() {   # add_mark FILE LABEL SCENARIO_MS: a MARK row at that scenario ti
 }
 vrec() {   # vrec SCENARIO OUT: 3 s recorded, marks at 1000 and 1720 ms
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$VSTART FLINCH_SIM_SCENARIO=$1 "$FLINCH" record \
-    --nvml-lib "$SIM" -o "$2" -s 3 -i 10 --no-rapl -q --proc-stat /dev/null 2>/dev/null
+    --nvml-lib "$SIM" -o "$2" -s 3 -i 10 --no-dither --no-rapl -q --proc-stat /dev/null 2>/dev/null
   add_mark "$2" infer_start 1000; add_mark "$2" first_token 1720
 }
 an() { "$FLINCH" analyze "$@" --start infer_start --end first_token; }

@@ -13,10 +13,11 @@ export SIM
 unset FLINCH_SIM_SCENARIO FLINCH_SIM_EPOCH_NS FLINCH_SIM_PRESET FLINCH_SIM_SENSOR_SEED
 VSTART=1000000000000
 
-# rec SCN CSV: 5 s at 10 ms on virtual time, marks s/e at 1500/2224 ms.
+# rec SCN CSV: 5 s at 10 ms on virtual time (--no-dither: the spans below
+# are on the exact grid), marks s/e at 1500/2224 ms.
 rec() {
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$VSTART FLINCH_SIM_SCENARIO=$1 \
-    "$FLINCH" record --nvml-lib "$SIM" -o "$2" -s 5 -i 10 --no-rapl -q --proc-stat /dev/null || return 1
+    "$FLINCH" record --nvml-lib "$SIM" -o "$2" -s 5 -i 10 --no-dither --no-rapl -q --proc-stat /dev/null || return 1
   n=$(head -n 1 "$2" | awk -F, '{ print NF }')
   for m in "s 1500" "e 2224"; do
     set -- "$1" "$2" $m

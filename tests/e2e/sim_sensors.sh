@@ -84,11 +84,12 @@ expect_eq "the same sensor seed replays the same readings" "$a" "$b"
 check "another sensor seed moves the grids" [ "$a" != "$c" ]
 
 # Virtual time drives the recorder: 3 s recorded without sleeping, ticks
-# exactly on the 10 ms grid (real time would jitter), and every counter
+# exactly on the 10 ms grid (real time would jitter; --no-dither: record
+# dithers by default), and every counter
 # reading equal to the model's at the sample's own scenario time.
 start=$(date +%s%N)
 FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$VSTART FLINCH_SIM_SCENARIO=h100.scn \
-  "$FLINCH" record --nvml-lib "$SIM" -o v.csv -s 3 -i 10 --no-rapl -q
+  "$FLINCH" record --nvml-lib "$SIM" -o v.csv -s 3 -i 10 --no-dither --no-rapl -q
 expect_eq "virtual time: record exits 0" "$?" "0"
 elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "virtual time: 3 s of recording took under 2.5 s of real time ($elapsed_ms ms)" [ "$elapsed_ms" -lt 2500 ]
@@ -102,8 +103,8 @@ bad=$(awk -F, 'NR > 1 && $3 == "SAMPLE" {
     if ($12 != e) { print t, $12, e; exit } }' v.csv)
 expect_eq "virtual time: every counter reading is the model's" "$bad" ""
 FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_SCENARIO=h100.scn "$FLINCH" record --nvml-lib "$SIM" \
-  -o d.csv -s 2 -i 10 --dither --no-rapl -q
-expect_eq "--dither: still 200 samples, each inside its own 10 ms tick" \
+  -o d.csv -s 2 -i 10 --no-rapl -q
+expect_eq "dithered by default: still 200 samples, each inside its own 10 ms tick" \
   "$(awk -F, '$4 == "\"begin\"" { t0 = $1 } $3 == "SAMPLE" { n++; o = ($1 - t0) - ($18 * 10000000); if (o < 0 || o >= 10000000) bad++; if (o != po) ch++; po = o } END { print n, bad + 0, (ch > 150) }' d.csv)" \
   "200 0 1"
 done_testing
