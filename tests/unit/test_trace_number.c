@@ -5,7 +5,8 @@
  * for bit, on edge cases and on a million generated strings (digits, dots,
  * signs, exponents, 17 to 25 digits, leading zeros, inf/nan spellings,
  * stray bytes). ref_parse_double below is trace_parse_double as it was
- * (commit 8d601c0), kept here as the reference.
+ * (commit 8d601c0), kept here as the reference; ref_parse_int64 the same
+ * for the timestamps' trace_parse_int64 (eight digits at a time now).
  */
 #include <math.h>
 #include <stdint.h>
@@ -239,10 +240,71 @@ static void test_generated_noise(void)
     CHECK(mismatches == 0);
 }
 
+/* trace_parse_int64 as it was (commit 8d601c0). */
+static int ref_parse_int64(const char *s, size_t len, int64_t *out)
+{
+    const char *p = s, *e = s + len;
+    int neg = 0;
+    if (p < e && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (p == e || e - p > 19)
+        return -1;
+    uint64_t v = 0;
+    for (; p < e; p++) {
+        if ((unsigned)(*p - '0') >= 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+/* Integers: 0-21 digits, a sign sometimes, and sometimes one byte next to
+ * a digit's range (/ : 0x00 0x80 0xff, space, '.', '+') anywhere. */
+static void test_generated_int64(void)
+{
+    static const char odd[] = "/: .+-eA\x80\xff\xfa\x39";
+    static const char *const cases[] = {
+        "0", "-0", "1700000000000000000", "4611686018427387903", "9223372036854775807",
+        "9223372036854775808", "-9223372036854775807", "-9223372036854775808", "9999999999999999999",
+        "10000000000000000000", "00000000000000000001", "12345678", "123456789", "1234567/",
+        "1234567:", "", "-", "+1", " 1",
+    };
+    long bad = 0;
+    char s[40];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0] + 1000000; k++) {
+        size_t n = 0;
+        if (k < sizeof cases / sizeof cases[0]) {
+            n = strlen(cases[k]);
+            memcpy(s, cases[k], n + 1);
+        } else {
+            if (next(6) == 0)
+                s[n++] = '-';
+            unsigned digits = next(5) == 0 ? next(22) : 8 + next(12);
+            for (unsigned d = 0; d < digits; d++)
+                s[n++] = (char)('0' + next(10));
+            if (n && next(4) == 0)
+                s[next((unsigned)n)] = odd[next(sizeof odd - 1)];
+            s[n] = '\0';
+        }
+        int64_t a = 7, b = 7;
+        int ra = ref_parse_int64(s, n, &a), rb = trace_parse_int64(s, n, &b);
+        if ((ra != rb || (ra == 0 && a != b)) && bad++ < 10)
+            fprintf(stderr, "  '%s': before %d %lld, now %d %lld\n", s, ra, (long long)a, rb,
+                    (long long)b);
+    }
+    CHECK(bad == 0);
+}
+
 int main(void)
 {
     run_test("edge cases: before and now, bit for bit", test_edge_cases);
     run_test("1,000,000 generated decimals: before and now, and strtod", test_generated_decimals);
     run_test("1,000,000 generated strings over number bytes", test_generated_noise);
+    run_test("trace_parse_int64: 1,000,000 generated integers, before and now", test_generated_int64);
     return check_exit_status();
 }
