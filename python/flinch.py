@@ -18,7 +18,9 @@ protocol (README, "The line protocol"): each mark is stamped with
 time.monotonic_ns() (CLOCK_MONOTONIC, the trace's clock) where it happens,
 and a range's start and end carry the same id, PID.N, so `flinch analyze
 --range NAME` pairs them exactly, however ranges nest or overlap across
-threads.
+threads. A range left by an exception ends with interrupted=exception
+(interrupted=keyboard for KeyboardInterrupt, interrupted=cancelled for a
+cancelled asyncio task): analyze flags its window `interrupted`.
 
 It never hurts the program it observes: no function here raises, blocks,
 or lets a vanished recorder's SIGPIPE through. (An exception the program's
@@ -42,6 +44,7 @@ import itertools
 import os
 import signal
 import stat
+import sys
 import threading
 import time
 
@@ -332,15 +335,40 @@ def start(name, domain=None):
 
 def end(token):
     """Ends the range of token (from start()) now; a second end is ignored."""
+    _end(token, None)
+
+
+def _end(token, exc):
+    """end(), with the exception (or None) that left the range: its end
+    mark then says interrupted=WHY (_interruption), which analyze shows as
+    the window's flag `interrupted`."""
     try:
         now = time.monotonic_ns()
         if not isinstance(token, Token) or token.ended:
             return
         token.ended = True
-        _send(token.label, now, b"end=" + token.ident + token.domain)
+        why = _interruption(exc)
+        _send(token.label, now, b"end=" + token.ident + token.domain +
+              (b" interrupted=" + why if why else b""))
     except Exception as e:
         if _program_raised(e):
             raise
+
+
+def _interruption(exc):
+    """b"keyboard" (KeyboardInterrupt), b"cancelled" (an asyncio task
+    cancelled), b"exception" (any other), None (no exception)."""
+    if exc is None:
+        return None
+    if isinstance(exc, KeyboardInterrupt):
+        return b"keyboard"
+    # asyncio only if the program imported it: importing it here would cost
+    # every interrupted window of a program without it
+    aio = sys.modules.get("asyncio")
+    cancelled = getattr(aio, "CancelledError", None) if aio else None
+    if isinstance(cancelled, type) and isinstance(exc, cancelled):
+        return b"cancelled"
+    return b"exception"
 
 
 # The `with` ranges open in this context, innermost last: a tuple of
@@ -369,13 +397,13 @@ class window:
             pass
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         try:
             stack = _open.get()
             for i in range(len(stack) - 1, -1, -1):
                 if stack[i][0] is self:
                     _open.set(stack[:i] + stack[i + 1:])
-                    end(stack[i][1])
+                    _end(stack[i][1], exc)
                     break
         except Exception as e:
             if _program_raised(e):
@@ -391,18 +419,24 @@ class window:
             async def async_wrapper(*args, **kwargs):
                 tok = start(name, domain)
                 try:
-                    return await func(*args, **kwargs)
-                finally:
-                    end(tok)
+                    result = await func(*args, **kwargs)
+                except BaseException as e:
+                    _end(tok, e)
+                    raise
+                _end(tok, None)
+                return result
             return async_wrapper
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             tok = start(name, domain)
             try:
-                return func(*args, **kwargs)
-            finally:
-                end(tok)
+                result = func(*args, **kwargs)
+            except BaseException as e:
+                _end(tok, e)
+                raise
+            _end(tok, None)
+            return result
         return wrapper
 
 

@@ -51,6 +51,9 @@ enum verdict {
 #define WINDOW_POWER_FROZEN      0x2000
 #define WINDOW_SENSOR_LOST       0x4000
 #define WINDOW_UNDER_POWER_PERIOD 0x8000 /* from instant power, and shorter than its refresh period */
+/* The end mark says the range was left by an exception (interrupted=WHY):
+ * the numbers stand, the work was cut short; not inconclusive. */
+#define WINDOW_INTERRUPTED 0x20000
 /* An edge too near the end of the trace for the counter's updates after it
  * (energy_estimator.h): the energy is the interpolated counter, +- about a
  * counter step. Not inconclusive: the number is wide, not wrong. */

@@ -102,6 +102,8 @@ int set_edge(struct ctx *c, struct active *act, int which, const struct trace_ro
     act->t[which] = r->t_mono_ns;
     act->wall[which] = r->t_wall_ns;
     act->line[which] = r->line;
+    if (which == 1)
+        act->interrupted = r->has_attrs && r->attrs.interrupted[0];
     return add_pending(c, act);
 }
 
@@ -304,6 +306,8 @@ static int finish_window(struct ctx *c, struct active *act)
     w->t_end_ns = act->t[1];
     w->wall_end_ns = act->wall[1];
     w->end_line = act->line[1];
+    if (act->interrupted)
+        w->flags |= WINDOW_INTERRUPTED;
     if (act->attrs) {
         memcpy(w->category, act->attrs->category, sizeof w->category);
         memcpy(w->payload, act->attrs->payload, sizeof w->payload);

@@ -99,6 +99,7 @@ struct active {
     int dropped;                   /* over --max-open: freed when it leaves ctx.pend */
     int64_t t[2], wall[2];         /* t_mono_ns, t_wall_ns of the marks */
     long line[2];
+    int interrupted;               /* the end mark has interrupted=WHY */
     const char *label;             /* any range: the name the namer gave it; NULL: the pairing's */
     struct start_attrs *attrs;     /* NULL: none */
     struct point *gpu[2];          /* per GPU stream, ngpu_pts[which] of them */

@@ -175,6 +175,7 @@ static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64
     }
     f->accepted++;
     if (!f->running) {              /* unit tests feed without threads */
+        mark_early_note(&f->early, &m, arrival_ns, f->path);
         f->fn(f->ctx, &m, arrival_ns);
         return;
     }
@@ -375,6 +376,7 @@ static void *reader_main(void *arg)
     struct mark_fifo *f = arg;
     char chunk[65536];
     int64_t next_path_check = mono_ns() + 1000 * NS_PER_MS;
+    mark_fifo_first_pass(f, chunk, sizeof chunk);
     for (;;) {
         struct pollfd p[2] = { { f->rfd, POLLIN, 0 }, { f->stop_pipe[0], POLLIN, 0 } };
         int n = poll(p, 2, expire_fragment(f, mono_ns()));
@@ -422,6 +424,7 @@ static void *writer_main(void *arg)
         f->q_len--;
         pthread_cond_signal(&f->q_space);
         pthread_mutex_unlock(&f->q_lock);
+        mark_early_note(&f->early, &e.m, e.arrival_ns, f->path);
         f->fn(f->ctx, &e.m, e.arrival_ns);
     }
 }
@@ -441,6 +444,7 @@ int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx)
     pthread_mutex_init(&f->q_lock, NULL);
     pthread_cond_init(&f->q_ready, NULL);
     pthread_cond_init(&f->q_space, NULL);
+    pthread_cond_init(&f->first_done, NULL);
     /* Signals go to the sampling thread, whose sleep they must interrupt. */
     sigset_t all, old;
     sigfillset(&all);
@@ -465,14 +469,16 @@ int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx)
         diag_error("cannot start the marks reader: %s", strerror(rc));
         return -1;
     }
+    mark_fifo_wait_first_pass(f);
     return 0;
 }
 
-void mark_fifo_release(struct mark_fifo *f)
+void mark_fifo_release(struct mark_fifo *f, int64_t begin_ns)
 {
     if (!f->running)
         return;
     pthread_mutex_lock(&f->q_lock);
+    mark_early_begin(&f->early, begin_ns);  /* the writer reads it after the lock */
     f->held = 0;
     pthread_cond_signal(&f->q_ready);
     pthread_mutex_unlock(&f->q_lock);
@@ -488,9 +494,11 @@ void mark_fifo_stop(struct mark_fifo *f)
         pthread_mutex_destroy(&f->q_lock);
         pthread_cond_destroy(&f->q_ready);
         pthread_cond_destroy(&f->q_space);
+        pthread_cond_destroy(&f->first_done);
         free(f->queue);
         f->queue = NULL;
     }
+    mark_early_say(&f->early, f->path);     /* no mark after `begin` said it */
     if (f->path[0])
         diag_repeat_summary(f->path);
     int *fds[] = { &f->rfd, &f->wfd, &f->stop_pipe[0], &f->stop_pipe[1] };

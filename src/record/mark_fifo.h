@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "mark_early.h"
 #include "mark_line.h"
 
 /* Called on the writer thread for each accepted line, in arrival order;
@@ -67,6 +68,9 @@ struct mark_fifo {
     int64_t fragment_ns;     /* when buf's unfinished line last grew */
     int64_t stop_ns;         /* the final drain found the pipe empty (0: not yet) */
     long long accepted, rejected;
+    struct mark_early early; /* marks that arrived before `begin` (writer thread) */
+    int first_pass;          /* the reader read what was there at its start */
+    pthread_cond_t first_done;
 };
 
 /* Creates or checks the FIFO at path and opens it (a reader exists from
@@ -82,8 +86,10 @@ void mark_fifo_remove_created(struct mark_fifo *f);
  * Returns 0, or -1. */
 int mark_fifo_start(struct mark_fifo *f, mark_fifo_fn fn, void *ctx);
 
-/* Lets the writer thread call fn for the marks queued so far and later. */
-void mark_fifo_release(struct mark_fifo *f);
+/* Lets the writer thread call fn for the marks queued so far and later;
+ * begin_ns is the `begin` row's time: plain marks that arrived before it
+ * get early=1 (mark_early.h). */
+void mark_fifo_release(struct mark_fifo *f, int64_t begin_ns);
 
 /* Reads whatever is already in the pipe, closes the read end at once (so
  * later writers get EPIPE/ENXIO; see final_drain), stops the threads and

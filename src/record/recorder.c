@@ -458,7 +458,7 @@ int recorder_run(const struct record_opts *o)
         recorder_write_cgroup(r, 1, r->start_ns);
     write_identity(r);
     if (r->have_fifo)
-        mark_fifo_release(&r->fifo);
+        mark_fifo_release(&r->fifo, r->start_ns);
 
     int code = run_loop(r);
     thread_sampler_stop(r->threads);

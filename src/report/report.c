@@ -34,6 +34,7 @@ void window_flags_str(unsigned flags, char *buf, size_t cap)
         { WINDOW_COUNTER_JUMP, "counter-jump" }, { WINDOW_POWER_FROZEN, "power-frozen" },
         { WINDOW_SENSOR_LOST, "sensor-lost" }, { WINDOW_UNDER_POWER_PERIOD, "under-power-period" },
         { WINDOW_NEAR_END, "near-end" },
+        { WINDOW_INTERRUPTED, "interrupted" },
     };
     size_t len = 0;
     buf[0] = '\0';

@@ -162,6 +162,22 @@ static int parse_attr(const char *tok, size_t len, struct mark_attrs *out)
         return parse_name(v, vlen, MARK_CATEGORY_MAX, out->category);
     if (klen == 7 && memcmp(tok, "payload", 7) == 0)
         return parse_payload(v, vlen, out);
+    if (klen == 11 && memcmp(tok, "interrupted", 11) == 0) {
+        if (out->interrupted[0] || vlen == 0 || vlen > MARK_INTERRUPTED_MAX)
+            return -1;
+        for (size_t i = 0; i < vlen; i++)
+            if (!is_id_char((unsigned char)v[i]))
+                return -1;
+        memcpy(out->interrupted, v, vlen);
+        out->interrupted[vlen] = '\0';
+        return 0;
+    }
+    if (klen == 5 && memcmp(tok, "early", 5) == 0) {   /* only "1": a flag */
+        if (out->early || vlen != 1 || v[0] != '1')
+            return -1;
+        out->early = 1;
+        return 0;
+    }
     if (klen == 7 && memcmp(tok, "dropped", 7) == 0) {
         if (out->has_dropped || parse_count(v, vlen, &out->dropped) != 0)
             return -1;
@@ -194,6 +210,10 @@ int mark_attrs_parse(const char *s, size_t len, struct mark_attrs *out)
     }
     if (out->has_dropped && out->edge != MARK_EDGE_NONE)
         goto bad;
+    /* an interruption belongs to a range's end: anywhere else it would be
+     * dropped silently by analyze */
+    if (out->interrupted[0] && out->edge != MARK_EDGE_END)
+        goto bad;
     return 0;
 bad:
     memset(out, 0, sizeof *out);
@@ -215,6 +235,10 @@ size_t mark_attrs_format(const struct mark_attrs *a, char *buf, size_t size)
         n += (size_t)snprintf(buf + n, size - n, "%scategory=%s", n ? " " : "", a->category);
     if (a->has_payload && n < size)
         n += (size_t)snprintf(buf + n, size - n, "%spayload=%s", n ? " " : "", a->payload);
+    if (a->interrupted[0] && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%sinterrupted=%s", n ? " " : "", a->interrupted);
+    if (a->early && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "%searly=1", n ? " " : "");
     return n < size ? n : size - 1;
 }
 
@@ -290,7 +314,8 @@ const char *mark_line_status_str(enum mark_line_status status)
     case MARK_LINE_BAD_STAMP:    return "timestamp after the tab is not a positive integer of ns";
     case MARK_LINE_NO_LABEL:     return "empty label before the tab";
     case MARK_LINE_BAD_ATTRS:    return "attributes after the second tab are not start=ID, end=ID, "
-                                        "tid=N, domain=NAME, category=NAME, payload=NUMBER or dropped=N";
+                                        "tid=N, domain=NAME, category=NAME, payload=NUMBER, interrupted=WHY "
+                                        "(with end=) or dropped=N";
     }
     return "unknown mark line status";
 }

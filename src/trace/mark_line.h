@@ -19,6 +19,13 @@
  *   dropped=N           not a mark: the client reports N marks it dropped
  *                       (filter, rate cap, undelivered); the recorder writes
  *                       an EVENT row. Not with start/end.
+ *   interrupted=WHY     only with end=: the range was left by an exception
+ *                       (the Python helper: exception, keyboard, cancelled;
+ *                       1..32 bytes of [A-Za-z0-9._:-]); analyze flags the
+ *                       window `interrupted`
+ *   early=1             written by the recorder, not by clients (a client's
+ *                       is overwritten): a plain mark that arrived before the
+ *                       recording's `begin` row, stamped at its arrival
  * Leading and trailing spaces around LABEL are dropped, as the original
  * tracer's str.strip() did. A label is 1..MARK_LABEL_MAX bytes with no
  * control characters (bytes < 0x20 or 0x7f); anything else is rejected so it
@@ -46,9 +53,10 @@ enum mark_line_status {
 #define MARK_DOMAIN_MAX 64
 #define MARK_CATEGORY_MAX 64
 #define MARK_PAYLOAD_MAX 32
+#define MARK_INTERRUPTED_MAX 32
 /* Longest canonical ATTRS text (mark_attrs_format), without the NUL. */
 #define MARK_ATTRS_MAX (6 + MARK_RANGE_ID_MAX + 5 + 19 + 8 + MARK_DOMAIN_MAX + 10 + \
-                        MARK_CATEGORY_MAX + 9 + MARK_PAYLOAD_MAX)
+                        MARK_CATEGORY_MAX + 9 + MARK_PAYLOAD_MAX + 13 + MARK_INTERRUPTED_MAX + 8)
 
 enum mark_edge { MARK_EDGE_NONE, MARK_EDGE_START, MARK_EDGE_END };
 
@@ -64,6 +72,8 @@ struct mark_attrs {
     double payload_value;                   /* the same as a double (finite) */
     int has_dropped;
     long long dropped;
+    char interrupted[MARK_INTERRUPTED_MAX + 1]; /* "" : the range ended normally */
+    int early;                              /* the recorder's early=1 */
 };
 
 struct mark_line {
@@ -92,7 +102,7 @@ int mark_stamp_in_range(int64_t stamp_ns, int64_t now_ns);
 int mark_attrs_parse(const char *s, size_t len, struct mark_attrs *out);
 
 /* The canonical text of the attributes a MARK row keeps (edge and id, tid,
- * domain, category, payload; never dropped=), e.g. "start=812.4 tid=815
+ * domain, category, payload, interrupted, early; never dropped=), e.g. "start=812.4 tid=815
  * domain=vllm category=decode payload=17"; "" when
  * there are none. Returns the length (always < size when size > MARK_ATTRS_MAX). */
 size_t mark_attrs_format(const struct mark_attrs *a, char *buf, size_t size);
