@@ -12,7 +12,8 @@
 #   make soak       record SOAK_SECONDS (default 3600) at 1 ms with marks; checks RSS, marks, samples
 #   make valgrind   memcheck over representative commands (needs valgrind)
 #
-# Sources are found by wildcard: src/STAGE/*.c (util, trace, record, analyze,
+# Sources are found by wildcard: src/STAGE/*.c and src/STAGE/CONCERN/*.c (util,
+# trace, record/{gpu,proc,host,marks,metrics}, analyze/{energy,breakdown,windows},
 # report, builtin) make up libflinch.a, src/flinch.c is the entry point, sim/*.c
 # is the simulated NVML, tests/unit/test_*.c are unit tests (one binary each,
 # linked against libflinch.a). Every src/ folder is on the include path, so a
@@ -25,14 +26,14 @@ WERROR  ?=
 SAN     ?=
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Wpedantic
-SRC_DIRS := src nvtx $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h))))
+SRC_DIRS := src nvtx $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h))))
 SRC_INC  := $(addprefix -I,$(SRC_DIRS))
 ALL_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) $(SRC_INC) -Iinclude -MMD -MP $(CFLAGS)
 LDLIBS  := -ldl -lm -lpthread
 
 # nvtx/nvtx_filter.c is in libflinch.a too: `flinch record --nvtx=FILTER`
 # checks the filter with the bridge's own parser.
-LIB_SRC  := $(wildcard src/*/*.c) nvtx/nvtx_filter.c
+LIB_SRC  := $(wildcard src/*/*.c src/*/*/*.c) nvtx/nvtx_filter.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 SIM_SRC  := $(wildcard sim/*.c)
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/pic/%.o)
@@ -149,7 +150,7 @@ build-fuzz/fuzz_csv_reader: tests/fuzz/fuzz_csv_reader.c src/trace/csv_reader.c
 build-fuzz/fuzz_csv_roundtrip: tests/fuzz/fuzz_csv_roundtrip.c src/trace/csv_writer.c src/trace/csv_reader.c src/util/diag.c \
                                src/util/utf8.c src/trace/trace_append.c src/trace/trace_schema.c
 build-fuzz/fuzz_mark_line: tests/fuzz/fuzz_mark_line.c src/trace/mark_line.c
-$(FUZZ_BIN): $(wildcard src/*/*.h)
+$(FUZZ_BIN): $(wildcard src/*/*.h src/*/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter %.c,$^) -o $@ -lm -lpthread
 

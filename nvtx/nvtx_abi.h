@@ -1,7 +1,7 @@
 /*
  * nvtx_abi.h — the part of NVTX's tool-injection ABI the flinch bridge uses,
  * declared here so the bridge builds without the CUDA toolkit (as
- * src/record/nvml_api.h does for NVML). Values and layouts are those of
+ * src/record/gpu/nvml_api.h does for NVML). Values and layouts are those of
  * NVTX v3 (nvtx3/nvToolsExt.h, nvtx3/nvtxDetail/nvtxTypes.h); the tests
  * build applications against the real headers to hold us to them.
  *

@@ -2,7 +2,7 @@
  * trace_event.h — reading the recorder's own EVENT rows.
  *
  * Owns: the syntax of the identity EVENT labels the recorder writes at the
- * start of a recording (src/record/gpu_identity.h): `KIND key=value ...`,
+ * start of a recording (src/record/gpu/gpu_identity.h): `KIND key=value ...`,
  * a value holding a space double-quoted (never holding a quote). Readers
  * (analyze, plot, export) take host names, GPU names, UUIDs and modes from
  * them; a label that is not one of these reads as no value.
@@ -15,7 +15,7 @@
 #define EVENT_HOST "flinch_host"
 #define EVENT_GPU "flinch_gpu"
 #define EVENT_FIELDS "flinch_fields"
-#define EVENT_CGROUP_CPU "flinch_cgroup_cpu"   /* src/record/cgroup_cpu.h */
+#define EVENT_CGROUP_CPU "flinch_cgroup_cpu"   /* src/record/host/cgroup_cpu.h */
 #define EVENT_GPM "flinch_gpm"
 /* `flinch_proc_util gpu=N why="Not Supported"`: per-process GPU use was not
  * recorded on GPU N (gpu_proc_util.h), and why. */

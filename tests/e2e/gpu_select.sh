@@ -1,5 +1,5 @@
 # gpu_select.sh — --gpu by UUID, PCI bus id, and as CUDA numbers them
-# (src/record/gpu_select.h): the NVML index is not the CUDA index. Four
+# (src/record/gpu/gpu_select.h): the NVML index is not the CUDA index. Four
 # simulated GPUs on HGX bus ids 18, 2A, 3A, 5D (sim/sim_identity.c).
 . "$ROOT/tests/lib.sh"
 

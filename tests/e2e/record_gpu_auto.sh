@@ -1,6 +1,6 @@
 # tests/e2e/record_gpu_auto.sh — `flinch record --gpu auto`: the GPUs on
 # which the command's process tree opens a compute context join the
-# recording as they appear (src/record/gpu_auto.c), against the simulated
+# recording as they appear (src/record/gpu/gpu_auto.c), against the simulated
 # NVML's `compute=` timeline (sim/sim_compute.c): a context on GPU 2 of 4
 # after 0.3 s, none at all, pids from another PID namespace, an old driver
 # with only the original symbol, NO_PERMISSION and NOT_SUPPORTED, --pid,

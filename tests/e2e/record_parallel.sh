@@ -1,5 +1,5 @@
 # record_parallel.sh — with several GPUs the recorder reads them at the
-# same time (src/record/gpu_pool.c): 8 simulated GPUs whose every query sleeps
+# same time (src/record/gpu/gpu_pool.c): 8 simulated GPUs whose every query sleeps
 # 300 us take 8 * 9 * 0.3 = 21.6 ms per tick read one after another, more
 # than the 10 ms interval. Read in parallel, every tick is kept and the 8
 # stamps of a tick lie together. Also: GPU loss with parallel reads keeps

@@ -1,4 +1,4 @@
-/* test_gpu_auto.c — --gpu auto's discovery (src/record/gpu_auto.c) against
+/* test_gpu_auto.c — --gpu auto's discovery (src/record/gpu/gpu_auto.c) against
  * a fake NVML: the growing buffer on INSUFFICIENT_SIZE, the v1 layout, the
  * poll schedule, another namespace's pids, refusals, a missing symbol; and
  * pid matching through NSpid on a fake /proc. */

@@ -1,7 +1,7 @@
 /*
  * cgroup_throttle.h — how long the traced command's cgroup was CPU
  * throttled inside each window, from the recorder's flinch_cgroup_cpu
- * EVENT rows (src/record/cgroup_cpu.h).
+ * EVENT rows (src/record/host/cgroup_cpu.h).
  *
  * Owns the step series of the cgroup's throttled_usec and nr_throttled
  * (each value holds from its EVENT row to the next; the recorder writes a
