@@ -4,6 +4,8 @@
 #
 #   record_bench.sh   flinch record's timing and cost (issue 2)
 #   analyze_bench.sh  flinch analyze's speed against analyze_trace.py (issue 3)
+#   read_bench.sh     analyze, plot and export reading one large trace, against
+#                     cat and pandas (issue 25)
 #   accuracy.sh       energy of the scripted burst: exact vs flinch vs original
 #   mark_latency.sh   write-to-stamp latency of client marks (issue 4)
 #   nvtx_overhead.sh  what an NVTX range / flinch.window costs the application (issue 12)
@@ -14,13 +16,13 @@
 #   thread_sampler_bench.sh  the thread-state sampler's CPU cost (issue 15)
 #   metrics_ranges_bench.sh  the per-range-name metrics' cost to the recorder (issue 14)
 #
-# Environment: BENCH_ONLY="record analyze accuracy marks nvml sensors breakdown threads ranges" picks some;
+# Environment: BENCH_ONLY="record analyze read accuracy marks nvml sensors breakdown threads ranges" picks some;
 # BENCH_SECONDS (recorder run length, default 20), BENCH_ROWS (analyzer
 # trace rows, default 1000000), BENCH_REPEAT, BENCH_PYTHON=0, BENCH_KEEP=1:
 # see each script. A full run takes about 2 minutes on 2 cores.
 cd "$(dirname "$0")/.." || exit 2
 B=${1:-build}
-only=${BENCH_ONLY:-record analyze accuracy marks nvml sensors breakdown threads ranges}
+only=${BENCH_ONLY:-record analyze read accuracy marks nvml sensors breakdown threads ranges}
 
 # The helpers (gen_trace, runstat, simtool) live in tests/helpers/.
 make --no-print-directory -s BUILD="$B" tests >/dev/null || { echo "bench: build failed" >&2; exit 2; }
@@ -39,6 +41,7 @@ for b in $only; do
   case $b in
     record) script=bench/record_bench.sh ;;
     analyze) script=bench/analyze_bench.sh ;;
+    read) script=bench/read_bench.sh ;;
     accuracy) script=bench/accuracy.sh ;;
     marks) script=bench/mark_latency.sh ;;
     nvtx) script=bench/nvtx_overhead.sh ;;
@@ -47,7 +50,7 @@ for b in $only; do
     breakdown) script=bench/breakdown_bench.py ;;
     threads) script=bench/thread_sampler_bench.sh ;;
     ranges) script=bench/metrics_ranges_bench.sh ;;
-    *) echo "bench: unknown benchmark '$b' (record, analyze, accuracy, marks, nvml, sensors, breakdown, threads, ranges)" >&2; exit 2 ;;
+    *) echo "bench: unknown benchmark '$b' (record, analyze, read, accuracy, marks, nvml, sensors, breakdown, threads, ranges)" >&2; exit 2 ;;
   esac
   case $script in
     *.py) if command -v python3 >/dev/null 2>&1; then python3 "$script" "$B" >"$out.part" || status=1
