@@ -2,12 +2,14 @@
  * mark_early.h — plain marks that arrived before the recording's `begin` row.
  *
  * Owns the early=1 attribute and its one warning. A writer that opens the
- * marks FIFO before a recorder exists blocks in open(2) (or a writer that
- * starts with the recorder writes before `begin`); its lines are read when
- * the recorder appears and held back until `begin` is written. A plain mark
- * is stamped at its arrival, which then says nothing about when it was
+ * marks FIFO before a recorder exists blocks in open(2); its lines are read
+ * when the recorder appears and held back until `begin` is written. A plain
+ * mark is stamped at its arrival, which then says nothing about when it was
  * written: such a mark gets early=1 in its MARK row, and the recording one
- * warning naming how many and the first. A client-stamped mark keeps the
+ * warning naming how many and the first. Only a FIFO that existed before
+ * the recorder can have had such writers: on one the recorder made (its
+ * default path, the private FIFO of `-- CMD`) nothing is early, and a
+ * wrapped command marking before `begin` is stamped as it writes. A client-stamped mark keeps the
  * client's own stamp, which is when it was written, so it is never early;
  * a dropped=N report is not a mark. A client's own early= is overwritten:
  * only the recorder knows when `begin` was.

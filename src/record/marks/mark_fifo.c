@@ -478,7 +478,8 @@ void mark_fifo_release(struct mark_fifo *f, int64_t begin_ns)
     if (!f->running)
         return;
     pthread_mutex_lock(&f->q_lock);
-    mark_early_begin(&f->early, begin_ns);  /* the writer reads it after the lock */
+    if (!f->created)                        /* only an older FIFO can have had writers */
+        mark_early_begin(&f->early, begin_ns);  /* blocked in open(2); read after the lock */
     f->held = 0;
     pthread_cond_signal(&f->q_ready);
     pthread_mutex_unlock(&f->q_lock);
