@@ -55,10 +55,13 @@ calls() { awk -v f="$1" '$1 == "gpu" && $2 == 0 && $3 == f { print $4; n = 1 } E
 readings() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
   $3 == "SAMPLE" && $c["gpu_proc_sm_pct"] != "" { print $c["gpu_proc_sm_pct"], $c["gpu_other_sm_pct"] }' "$1" | sort -u; }
 
-# The traced command marks a 500 ms request 1.2 s in (the GPU is the same
-# all along), then lives on so the reading after the window lands.
+# The traced command marks a 700 ms request 1.2 s in (the GPU is the same
+# all along), then lives on so the reading after the window lands. 700 ms
+# holds two whole GPM spans of ~206 ms wherever the dithered ticks put them
+# (500 ms held one in some runs: "GPM too coarse", and with no idle power
+# level known the verdict was inconclusive).
 cat > job.sh <<'EOF'
-sleep 1.2; echo req_start > "$FLINCH_MARKS"; sleep 0.5; echo req_end > "$FLINCH_MARKS"; sleep 1.4
+sleep 1.2; echo req_start > "$FLINCH_MARKS"; sleep 0.7; echo req_end > "$FLINCH_MARKS"; sleep 1.4
 EOF
 printf 'at 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' > shared.scn
 prec shared.scn shared.csv "$SIM" -- sh job.sh
