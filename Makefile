@@ -119,7 +119,8 @@ demo-python: all
 # check: the plain build with -Werror; the same under gcc's ASan+UBSan with
 # LeakSanitizer on (a leak fails the command); and, when clang is present,
 # a clang -Werror build with clang's UBSan (float-cast-overflow included);
-# then every test against each build.
+# then every test against each build, JOBS at a time (default: the CPUs),
+# the timing-sensitive ones alone (tests/run.sh, TESTING.md).
 check:
 	@sh tests/setup-deps.sh
 	$(MAKE) --no-print-directory BUILD=build WERROR=-Werror tests
