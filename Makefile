@@ -26,7 +26,7 @@ WERROR  ?=
 SAN     ?=
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Wpedantic
-SRC_DIRS := src nvtx $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h))))
+SRC_DIRS := src nvtx cuda $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h))))
 SRC_INC  := $(addprefix -I,$(SRC_DIRS))
 ALL_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(OPT) $(SAN) $(SRC_INC) -Iinclude -MMD -MP $(CFLAGS)
 LDLIBS  := -ldl -lm -lpthread
@@ -53,10 +53,21 @@ CLANG_SANFLAGS := -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover
 NVTX_SRC := $(wildcard nvtx/*.c)
 NVTX_OBJ := $(NVTX_SRC:%.c=$(BUILD)/pic-hidden/%.o)
 
-all: $(BUILD)/flinch $(BUILD)/sim/libnvidia-ml.so.1 $(BUILD)/sim-legacy/libnvidia-ml.so.1 \
-     $(BUILD)/libflinch_nvtx.so
+# The CUDA injection library: cuda/*.c with the NVTX bridge's channel to
+# the recorder (nvtx_emit.c, nvtx_writer.c), whose drop reports it labels "cuda".
+CUDA_SRC := $(wildcard cuda/*.c) nvtx/nvtx_emit.c nvtx/nvtx_writer.c
+CUDA_OBJ := $(CUDA_SRC:%.c=$(BUILD)/pic-cuda/%.o)
+CUDA_SAN_OBJ := $(CUDA_SRC:%.c=$(BUILD)/pic-cuda-san/%.o)
 
-tests: all $(UNIT_BIN) $(HELPER_BIN)
+# The real CUPTI headers, when installed: test_cupti_abi checks cupti_abi.h against them.
+CUPTI_INC := $(firstword $(foreach d,$(CUDA_HOME)/extras/CUPTI/include $(CUDA_HOME)/include \
+               /usr/local/cuda/extras/CUPTI/include /usr/local/cuda/include,\
+               $(if $(wildcard $(d)/cupti_activity.h),$(d))))
+
+all: $(BUILD)/flinch $(BUILD)/sim/libnvidia-ml.so.1 $(BUILD)/sim-legacy/libnvidia-ml.so.1 \
+     $(BUILD)/libflinch_nvtx.so $(BUILD)/libflinch_cuda.so $(BUILD)/sim-cupti/libcupti.so.13
+
+tests: all $(UNIT_BIN) $(HELPER_BIN) $(BUILD)/tests/libflinch_cuda_san.so
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -83,6 +94,32 @@ $(BUILD)/flinch: $(BUILD)/src/flinch.o $(BUILD)/libflinch.a
 # (`flinch record --nvtx`): only InitializeInjectionNvtx2 is exported.
 $(BUILD)/libflinch_nvtx.so: $(NVTX_OBJ)
 	$(CC) $(filter-out $(SAN),$(ALL_CFLAGS)) -shared -fvisibility=hidden -Wl,-soname,libflinch_nvtx.so -Wl,-z,nodelete $^ -o $@ -lpthread
+
+# The CUDA injection library, loaded by the CUDA driver through
+# CUDA_INJECTION64_PATH (`flinch record --cuda`): only InitializeInjection is
+# exported. Built without $(SAN), as the NVTX bridge; the tests also load a
+# sanitized copy into their sanitized stand-in application.
+$(BUILD)/pic-cuda/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SAN),$(ALL_CFLAGS)) -DNVTX_EMIT_SOURCE='"cuda"' -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/pic-cuda-san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DNVTX_EMIT_SOURCE='"cuda"' -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/libflinch_cuda.so: $(CUDA_OBJ)
+	$(CC) $(filter-out $(SAN),$(ALL_CFLAGS)) -shared -fvisibility=hidden -Wl,-soname,libflinch_cuda.so -Wl,-z,nodelete $^ -o $@ -ldl -lpthread
+
+$(BUILD)/tests/libflinch_cuda_san.so: $(CUDA_SAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -fvisibility=hidden -Wl,-z,nodelete $^ -o $@ -ldl -lpthread
+
+# The simulated CUPTI (sim/cupti/, see sim/SCENARIO.md "CUPTI"), named like CUDA 13's.
+$(BUILD)/sim-cupti/libcupti.so.13: $(wildcard sim/cupti/*.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MF $@.d -fPIC -shared -Wl,-soname,libcupti.so.13 $(filter %.c,$^) -o $@ -lpthread
+
+$(BUILD)/tests/test_cupti_abi: CFLAGS += $(if $(CUPTI_INC),-DHAVE_CUPTI_HEADERS -isystem $(CUPTI_INC))
 
 # The simulated NVML: a shared object with NVML's ABI, named like the real one so
 # that LD_LIBRARY_PATH=build/sim or --nvml-lib build/sim/libnvidia-ml.so.1 loads it.

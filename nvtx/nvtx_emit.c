@@ -17,6 +17,12 @@
 #include "nvtx_emit.h"
 #include "nvtx_writer.h"
 
+/* The drop reports' label: "nvtx pid=..."; libflinch_cuda.so, which
+ * reuses this channel, builds it with NVTX_EMIT_SOURCE "cuda". */
+#ifndef NVTX_EMIT_SOURCE
+#define NVTX_EMIT_SOURCE "nvtx"
+#endif
+
 #define RETRY_NS 200000000LL            /* reconnect attempts: at most every 200 ms */
 #define REPORT_NS 1000000000LL          /* drop reports: at most once a second */
 
@@ -338,7 +344,7 @@ static void report_drops(int64_t now)
         if (k <= 0)
             continue;
         char line[160], label[64];
-        snprintf(label, sizeof label, "nvtx pid=%lld reason=%s", cached_pid, drop_reason[i]);
+        snprintf(label, sizeof label, NVTX_EMIT_SOURCE " pid=%lld reason=%s", cached_pid, drop_reason[i]);
         size_t n = format_head(line, label, now);
         n += put_str(line + n, "dropped=");
         n += put_u64(line + n, (unsigned long long)k);
