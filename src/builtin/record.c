@@ -15,6 +15,7 @@
 
 #include "builtin.h"
 #include "diag.h"
+#include "kernels_out.h"
 #include "mark_line.h"
 #include "metrics_text.h"
 #include "nvtx_filter.h"
@@ -76,6 +77,13 @@ static void usage(FILE *out)
         "                         FILTER: name=GLOB,name!=GLOB,name~RE,domain=GLOB,\n"
         "                         category=GLOB (its name or number),...,rate=N\n"
         "      --nvtx-replace     use the bridge even if NVTX_INJECTION64_PATH is set\n"
+        "      --cuda             with CMD: record its GPU kernels, copies and memsets\n"
+        "                         through CUPTI (build/libflinch_cuda.so through\n"
+        "                         CUDA_INJECTION64_PATH) into FILE.kernels. Opt-in: CUPTI\n"
+        "                         before 13.3 allows one subscriber per process, so a\n"
+        "                         torch.profiler or Nsight started later in CMD fails\n"
+        "                         (CUPTI error 39)\n"
+        "      --cuda-replace     use it even if CUDA_INJECTION64_PATH is set\n"
         "      --threads-ms N     with --pid or CMD: every N ms (default 100; 0: never)\n"
         "                         record each thread's state, wait channel and system\n"
         "                         call in the process tree into FILE.threads\n"
@@ -122,7 +130,7 @@ enum {
     OPT_PROC_STAT, OPT_CGROUP_ROOT, OPT_NVML_LIB, OPT_PID, OPT_FORCE_APPEND, OPT_DITHER, OPT_NVTX,
     OPT_NVTX_REPLACE, OPT_THREADS_MS, OPT_WINDOW, OPT_START, OPT_END, OPT_LIVE, OPT_IDLE_W,
     OPT_BUSY_W, OPT_METRICS, OPT_METRICS_FILE, OPT_RANGE, OPT_METRICS_RANGES,
-    OPT_NO_DITHER, OPT_LINGER_MS
+    OPT_NO_DITHER, OPT_LINGER_MS, OPT_CUDA, OPT_CUDA_REPLACE
 };
 
 static const struct option long_opts[] = {
@@ -145,6 +153,8 @@ static const struct option long_opts[] = {
     { "linger-ms",   required_argument, NULL, OPT_LINGER_MS },
     { "nvtx",        optional_argument, NULL, OPT_NVTX },
     { "nvtx-replace", no_argument,      NULL, OPT_NVTX_REPLACE },
+    { "cuda",        no_argument,       NULL, OPT_CUDA },
+    { "cuda-replace", no_argument,      NULL, OPT_CUDA_REPLACE },
     { "threads-ms",  required_argument, NULL, OPT_THREADS_MS },
     { "window",      required_argument, NULL, OPT_WINDOW },
     { "start",       required_argument, NULL, OPT_START },
@@ -174,9 +184,10 @@ static int parse_long(const char *opt, const char *s, int base, long lo, long hi
     return 0;
 }
 
-/* The bridge: next to the flinch binary (the build directory), else in
- * ../lib/flinch/ (make install). 0 with its absolute path, or -1. */
-static int find_bridge(char *path, size_t size)
+/* An injection library (libflinch_nvtx.so, libflinch_cuda.so): next to
+ * the flinch binary (the build directory), else in ../lib/flinch/ (make
+ * install). 0 with its absolute path, or -1. */
+static int find_bridge(const char *name, char *path, size_t size)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -187,10 +198,10 @@ static int find_bridge(char *path, size_t size)
     if (!slash)
         return -1;
     *slash = '\0';
-    const char *const rel[] = { "/libflinch_nvtx.so", "/../lib/flinch/libflinch_nvtx.so" };
+    const char *const rel[] = { "/", "/../lib/flinch/" };
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[PATH_MAX + 64];
-        snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
+        snprintf(cand, sizeof cand, "%s%s%s", exe, rel[i], name);
         if (access(cand, R_OK) == 0 && realpath(cand, path) && strlen(path) < size)
             return 0;
     }
@@ -214,13 +225,35 @@ static int setup_nvtx(const char *filter_text, int replace)
         return -1;
     }
     char lib[PATH_MAX];
-    if (find_bridge(lib, sizeof lib) != 0) {
+    if (find_bridge("libflinch_nvtx.so", lib, sizeof lib) != 0) {
         diag_error("--nvtx: libflinch_nvtx.so not found next to flinch or in ../lib/flinch/ "
                    "(build it with make)");
         return -1;
     }
     if (setenv("NVTX_INJECTION64_PATH", lib, 1) != 0 ||
         setenv("FLINCH_NVTX_FILTER", filter_text ? filter_text : "", 1) != 0) {
+        diag_error("setenv: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* --cuda: hands CMD the injection library (README, "Kernel timeline"). */
+static int setup_cuda(int replace)
+{
+    const char *old = getenv("CUDA_INJECTION64_PATH");
+    if (old && *old && !replace) {
+        diag_error("CUDA_INJECTION64_PATH is already set (%s): another tool injects into CUDA "
+                   "there; --cuda-replace hands it to flinch instead", old);
+        return -1;
+    }
+    char lib[PATH_MAX];
+    if (find_bridge("libflinch_cuda.so", lib, sizeof lib) != 0) {
+        diag_error("--cuda: libflinch_cuda.so not found next to flinch or in ../lib/flinch/ "
+                   "(build it with make)");
+        return -1;
+    }
+    if (setenv("CUDA_INJECTION64_PATH", lib, 1) != 0) {
         diag_error("setenv: %s", strerror(errno));
         return -1;
     }
@@ -313,12 +346,15 @@ static int parse_watts(const char *opt, const char *s, double *out)
 static int check_paths(const struct record_opts *o)
 {
     char threads[PATH_MAX + sizeof THREADS_FILE_SUFFIX], err[PATH_MAX * 2 + 200];
+    char kernels[PATH_MAX + sizeof KERNELS_FILE_SUFFIX];
     snprintf(threads, sizeof threads, "%s%s", o->out, THREADS_FILE_SUFFIX);
+    snprintf(kernels, sizeof kernels, "%s%s", o->out, KERNELS_FILE_SUFFIX);
     const struct path_role paths[] = {
         { "--proc-stat", o->proc_stat, 0 },
         { "--rapl", o->no_rapl ? NULL : o->rapl_path, 0 },
         { "--out", o->out, 1 },
         { "--out's threads file", threads, 1 },
+        { "--out's kernels file", o->cuda ? kernels : NULL, 1 },
         { "--marks-fifo", o->marks_fifo && *o->marks_fifo ? o->marks_fifo : NULL, 1 },
         { "--metrics-file", o->hub.metrics_file, 1 },
     };
@@ -331,7 +367,7 @@ static int check_paths(const struct record_opts *o)
 int cmd_record(int argc, char **argv)
 {
     const char *nvtx_filter_text = NULL;
-    int nvtx = 0, nvtx_replace = 0;
+    int nvtx = 0, nvtx_replace = 0, cuda_replace = 0;
     struct record_opts o = {
         .gpu_spec = "0", .interval_ms = 10, .seconds = 30.0, .marks_mode = 0600,
         .threads_ms = THREAD_SAMPLER_DEFAULT_MS, .linger_ms = 500, .dither = 1,
@@ -391,6 +427,8 @@ int cmd_record(int argc, char **argv)
         case OPT_FORCE_APPEND: o.force_append = 1; break;
         case OPT_NVTX: nvtx = 1; nvtx_filter_text = optarg; break;
         case OPT_NVTX_REPLACE: nvtx_replace = 1; break;
+        case OPT_CUDA: o.cuda = 1; break;
+        case OPT_CUDA_REPLACE: cuda_replace = 1; break;
         case OPT_THREADS_MS:
             if (parse_long("threads-ms", optarg, 10, 0, 60000, &v) != 0)
                 return EXIT_USAGE;
@@ -489,7 +527,17 @@ int cmd_record(int argc, char **argv)
         diag_error("--nvtx-replace goes with --nvtx");
         return EXIT_USAGE;
     }
+    if ((o.cuda || cuda_replace) && !o.cmd) {
+        diag_error("--cuda records the GPU kernels of a wrapped command: add -- CMD ARGS...");
+        return EXIT_USAGE;
+    }
+    if (cuda_replace && !o.cuda) {
+        diag_error("--cuda-replace goes with --cuda");
+        return EXIT_USAGE;
+    }
     if (check_paths(&o) != 0)
+        return EXIT_USAGE;
+    if (o.cuda && setup_cuda(cuda_replace) != 0)
         return EXIT_USAGE;
     if (nvtx && setup_nvtx(nvtx_filter_text, nvtx_replace) != 0)
         return EXIT_USAGE;

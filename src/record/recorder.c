@@ -179,6 +179,23 @@ static void on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns)
     trace_row_write(&row, &r->csv);
 }
 
+/* --cuda: libflinch_cuda.so's lines (reader thread) and the EVENT rows
+ * they ask for (cuda_off; writer thread, after `begin`). */
+static int on_cuda_line(void *ctx, const char *payload, size_t len, char *event, size_t size)
+{
+    struct recorder *r = ctx;
+    return kernels_out_line(&r->kernels, payload, len, event, size);
+}
+
+static void on_cuda_event(void *ctx, const char *label, int64_t arrival_ns)
+{
+    struct recorder *r = ctx;
+    struct trace_row row;
+    trace_row_init(&row, r->ncols, arrival_ns, wall_ns() - (mono_ns() - arrival_ns), ROW_EVENT);
+    trace_row_label(&row, label);
+    trace_row_write(&row, &r->csv);
+}
+
 static int write_mark(struct recorder *r, const char *label, int64_t t)
 {
     struct trace_row row;
@@ -342,6 +359,7 @@ static void cleanup(struct recorder *r)
     if (r->have_fifo)
         mark_fifo_stop(&r->fifo);
     r->have_fifo = 0;
+    kernels_out_close(&r->kernels);
     if (r->private_dir[0]) {
         unlink(r->fifo_path);
         rmdir(r->private_dir);
@@ -426,6 +444,10 @@ int recorder_run(const struct record_opts *o)
         return fail_start(r, EXIT_USAGE);
     if (open_fifo(r) != 0)
         return fail_start(r, EXIT_USAGE);
+    if (o->cuda && r->have_fifo) {
+        kernels_out_open(&r->kernels, o->out);  /* a warning when it cannot: cuda_off still recorded */
+        mark_fifo_set_cuda(&r->fifo, on_cuda_line, on_cuda_event, r);
+    }
     host_cpu_open(&r->host, o->proc_stat, mono_ns());
     say_appending(r);
     live_hub_gpus(&r->hub, &r->nvml, r->gpus, r->ngpu);
@@ -475,6 +497,7 @@ int recorder_run(const struct record_opts *o)
         end_ns = r->fifo.stop_ns;
     }
     r->have_fifo = 0;
+    kernels_out_close(&r->kernels);
     if (r->autogpu && r->ngpu == 0 && !csv_out_failed(&r->csv))
         recorder_auto_none(r);
     if (!csv_out_failed(&r->csv))

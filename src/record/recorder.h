@@ -27,6 +27,7 @@ struct record_opts {
     pid_t pid;                /* --pid, 0: none */
     char **cmd;               /* -- CMD ARGS..., or NULL */
     int threads_ms;           /* thread-state sweep interval with --pid/CMD; 0: none */
+    int cuda;                 /* --cuda: libflinch_cuda.so's lines into OUT.kernels */
     int quiet;
     int force_append;         /* append to a --out owned by another user or o+w */
     struct live_hub_opts hub;  /* --live, --metrics, --metrics-file, --window */

@@ -27,6 +27,7 @@
 #include "rapl.h"
 #include "recorder.h"
 #include "recorder_linger.h"
+#include "kernels_out.h"
 #include "thread_sampler.h"
 #include "ticker.h"
 #include "trace_limits.h"
@@ -62,6 +63,7 @@ struct recorder {
     int ntree_pids;
     struct mark_fifo fifo;
     int have_fifo;
+    struct kernels_out kernels;   /* --cuda: OUT.kernels (fp NULL: none) */
     char private_dir[256];
     char fifo_path[4096];
     struct cgroup_cpu cgroup;     /* the watched process's cgroup v2 CPU throttling */

@@ -154,9 +154,50 @@ fail:
     return -1;
 }
 
+void mark_fifo_set_cuda(struct mark_fifo *f, mark_fifo_raw_fn raw_fn, mark_fifo_event_fn event_fn,
+                        void *ctx)
+{
+    f->raw_fn = raw_fn;
+    f->event_fn = event_fn;
+    f->raw_ctx = ctx;
+}
+
+static void enqueue(struct mark_fifo *f, const struct mark_line *m, int64_t arrival_ns, int event)
+{
+    pthread_mutex_lock(&f->q_lock);
+    while (f->q_len == MARK_FIFO_QUEUE)
+        pthread_cond_wait(&f->q_space, &f->q_lock);
+    f->queue[(f->q_head + f->q_len) % MARK_FIFO_QUEUE] = (struct mark_fifo_entry){ *m, arrival_ns,
+                                                                                  event };
+    f->q_len++;
+    pthread_cond_signal(&f->q_ready);
+    pthread_mutex_unlock(&f->q_lock);
+}
+
+/* A line of libflinch_cuda.so's (see MARK_FIFO_CUDA_PREFIX). */
+static void handle_cuda_line(struct mark_fifo *f, const char *line, size_t len, int64_t arrival_ns)
+{
+    size_t plen = sizeof MARK_FIFO_CUDA_PREFIX - 1;
+    struct mark_line m;
+    memset(&m, 0, sizeof m);
+    if (!f->raw_fn || !f->raw_fn(f->raw_ctx, line + plen, len - plen, m.label, sizeof m.label))
+        return;
+    if (!f->running) {
+        if (f->event_fn)
+            f->event_fn(f->raw_ctx, m.label, arrival_ns);
+        return;
+    }
+    enqueue(f, &m, arrival_ns, 1);
+}
+
 static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64_t arrival_ns)
 {
     struct mark_line m;
+    size_t plen = sizeof MARK_FIFO_CUDA_PREFIX - 1;
+    if (len >= plen && memcmp(line, MARK_FIFO_CUDA_PREFIX, plen) == 0) {
+        handle_cuda_line(f, line, len, arrival_ns);
+        return;
+    }
     enum mark_line_status st = mark_line_parse(line, len, &m);
     if (st == MARK_LINE_EMPTY)
         return;
@@ -179,13 +220,7 @@ static void handle_line(struct mark_fifo *f, const char *line, size_t len, int64
         f->fn(f->ctx, &m, arrival_ns);
         return;
     }
-    pthread_mutex_lock(&f->q_lock);
-    while (f->q_len == MARK_FIFO_QUEUE)
-        pthread_cond_wait(&f->q_space, &f->q_lock);
-    f->queue[(f->q_head + f->q_len) % MARK_FIFO_QUEUE] = (struct mark_fifo_entry){ m, arrival_ns };
-    f->q_len++;
-    pthread_cond_signal(&f->q_ready);
-    pthread_mutex_unlock(&f->q_lock);
+    enqueue(f, &m, arrival_ns, 0);
 }
 
 void mark_fifo_feed(struct mark_fifo *f, const char *data, size_t len, int64_t arrival_ns)
@@ -424,6 +459,11 @@ static void *writer_main(void *arg)
         f->q_len--;
         pthread_cond_signal(&f->q_space);
         pthread_mutex_unlock(&f->q_lock);
+        if (e.event) {
+            if (f->event_fn)
+                f->event_fn(f->raw_ctx, e.m.label, e.arrival_ns);
+            continue;
+        }
         mark_early_note(&f->early, &e.m, e.arrival_ns, f->path);
         f->fn(f->ctx, &e.m, e.arrival_ns);
     }

@@ -30,6 +30,18 @@
  * arrival_ns is when the read that completed the line returned. */
 typedef void (*mark_fifo_fn)(void *ctx, const struct mark_line *m, int64_t arrival_ns);
 
+/* Lines "\tcuda\tPAYLOAD" come from libflinch_cuda.so (README, "Kernel
+ * timeline"), not from mark writers: no mark line can start with a tab.
+ * With a cuda sink set they go to raw_fn on the reader thread (it appends
+ * them to TRACE.kernels); raw_fn may ask for an EVENT row by filling event
+ * and returning 1: it is queued like a mark (so never before `begin`) and
+ * written by event_fn on the writer thread. Without a sink they are
+ * dropped silently. */
+#define MARK_FIFO_CUDA_PREFIX "\tcuda\t"
+typedef int (*mark_fifo_raw_fn)(void *ctx, const char *payload, size_t len, char *event,
+                                size_t event_size);
+typedef void (*mark_fifo_event_fn)(void *ctx, const char *label, int64_t arrival_ns);
+
 #define MARK_FIFO_BUF 8192
 #define MARK_FIFO_PIPE_SIZE (1 << 20) /* asked for with F_SETPIPE_SZ */
 #define MARK_FIFO_FRAGMENT_NS (200 * 1000000LL) /* a line's bytes without its
@@ -40,6 +52,7 @@ typedef void (*mark_fifo_fn)(void *ctx, const struct mark_line *m, int64_t arriv
 struct mark_fifo_entry {
     struct mark_line m;
     int64_t arrival_ns;
+    int event;               /* m.label is an EVENT row's (the cuda sink's) */
 };
 
 struct mark_fifo {
@@ -62,6 +75,9 @@ struct mark_fifo {
     pthread_cond_t q_ready, q_space;
     mark_fifo_fn fn;
     void *ctx;
+    mark_fifo_raw_fn raw_fn; /* the cuda sink (NULL: none) */
+    mark_fifo_event_fn event_fn;
+    void *raw_ctx;
     char buf[MARK_FIFO_BUF];
     size_t used;
     int discarding;          /* inside an overlong line: drop up to its newline */
@@ -80,6 +96,10 @@ int mark_fifo_open(struct mark_fifo *f, const char *path, mode_t mode);
 /* A start that failed after the open: removes the FIFO if mark_fifo_open
  * created it and it is still that FIFO. */
 void mark_fifo_remove_created(struct mark_fifo *f);
+
+/* Sets the cuda sink; before mark_fifo_start. */
+void mark_fifo_set_cuda(struct mark_fifo *f, mark_fifo_raw_fn raw_fn, mark_fifo_event_fn event_fn,
+                        void *ctx);
 
 /* Starts the reader and writer threads. Marks are read and stamped at
  * once, but fn is not called before mark_fifo_release (or the stop).
