@@ -213,6 +213,7 @@ valgrind: tests
 #   PREFIX/bin/flinch
 #   PREFIX/include/flinch_mark.h            header-only C client
 #   PREFIX/lib/flinch/libflinch_nvtx.so     `flinch record --nvtx` looks in ../lib/flinch/
+#   PREFIX/lib/flinch/libflinch_cuda.so     `flinch record --cuda` too
 #   PYTHON_SITE/flinch.py                   the Python helper: the directory
 #                                           under PREFIX on $(PYTHON)'s sys.path
 #                                           (Debian's python3 and PREFIX=/usr/local:
@@ -228,14 +229,16 @@ DESTDIR ?=
 INSTALL ?= install
 INSTALL_FILES := $(DESTDIR)$(PREFIX)/bin/flinch $(DESTDIR)$(PREFIX)/include/flinch_mark.h \
                  $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so \
+                 $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_cuda.so \
                  $(if $(PYTHON_SITE),$(DESTDIR)$(PYTHON_SITE)/flinch.py)
 
 .PHONY: install uninstall
-install: $(BUILD)/flinch $(BUILD)/libflinch_nvtx.so
+install: $(BUILD)/flinch $(BUILD)/libflinch_nvtx.so $(BUILD)/libflinch_cuda.so
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/flinch
 	$(INSTALL) -m 0755 $(BUILD)/flinch $(DESTDIR)$(PREFIX)/bin/flinch
 	$(INSTALL) -m 0644 include/flinch_mark.h $(DESTDIR)$(PREFIX)/include/flinch_mark.h
 	$(INSTALL) -m 0755 $(BUILD)/libflinch_nvtx.so $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so
+	$(INSTALL) -m 0755 $(BUILD)/libflinch_cuda.so $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_cuda.so
 	@if [ -n "$(PYTHON_SITE)" ]; then \
 	  $(INSTALL) -d $(DESTDIR)$(PYTHON_SITE) && \
 	  $(INSTALL) -m 0644 python/flinch.py $(DESTDIR)$(PYTHON_SITE)/flinch.py && \

@@ -8,13 +8,14 @@ if ! command -v make >/dev/null 2>&1; then skip "make install" "no make"; done_t
 stage="$T/stage"; prefix=/opt/flinch-test
 # -o: never rebuild here (this test may run against a sanitized build).
 mk() { make --no-print-directory -C "$ROOT" BUILD="$BUILD" DESTDIR="$stage" PREFIX="$prefix" \
-         -o "$BUILD/flinch" -o "$BUILD/libflinch_nvtx.so" "$@"; }
+         -o "$BUILD/flinch" -o "$BUILD/libflinch_nvtx.so" -o "$BUILD/libflinch_cuda.so" "$@"; }
 mk install >make.out 2>&1
 expect_eq "make install: exit 0" "$?" 0
 p="$stage$prefix"
 expect_eq "the binary, 0755" "$(stat -c %a "$p/bin/flinch" 2>&1)" 755
 expect_eq "the C header, 0644" "$(stat -c %a "$p/include/flinch_mark.h" 2>&1)" 644
 expect_eq "the NVTX bridge, 0755" "$(stat -c %a "$p/lib/flinch/libflinch_nvtx.so" 2>&1)" 755
+expect_eq "the CUDA injection library, 0755" "$(stat -c %a "$p/lib/flinch/libflinch_cuda.so" 2>&1)" 755
 if command -v python3 >/dev/null 2>&1; then
   expect_eq "the Python helper, 0644, in PREFIX's site directory" \
     "$(find "$p" -name flinch.py -perm 0644 | wc -l)" 1
@@ -28,7 +29,7 @@ fi
 # the module goes where that interpreter imports it from, with no PYTHONPATH.
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import sys; sys.exit(not any(d.startswith("/usr/local/lib/") for d in sys.path))'; then
   make --no-print-directory -C "$ROOT" BUILD="$BUILD" DESTDIR="$T/stage2" PREFIX=/usr/local PYTHON=/usr/bin/python3 \
-    -o "$BUILD/flinch" -o "$BUILD/libflinch_nvtx.so" install >make2.out 2>&1
+    -o "$BUILD/flinch" -o "$BUILD/libflinch_nvtx.so" -o "$BUILD/libflinch_cuda.so" install >make2.out 2>&1
   py=$(find "$T/stage2" -name flinch.py)
   dir=$(dirname "${py#"$T/stage2"}")
   check "PREFIX=/usr/local with /usr/bin/python3: in a directory on its sys.path (${dir})" \
@@ -41,6 +42,9 @@ check "installed binary is the built one" cmp -s "$p/bin/flinch" "$BUILD/flinch"
 check "installed flinch runs (flinch record --help)" sh -c "'$p/bin/flinch' record --help | grep -q -- --out"
 "$p/bin/flinch" record --out n.csv --nvml-lib "$SIM" --no-rapl --seconds 0.05 --nvtx -- true 2>err.txt
 expect_eq "installed flinch finds the NVTX bridge in ../lib/flinch (--nvtx, exit 0)" "$?:$(cat err.txt)" "0:"
+"$p/bin/flinch" record --out k.csv --nvml-lib "$SIM" --no-rapl --seconds 0.05 --cuda -- sh -c 'echo "$CUDA_INJECTION64_PATH"' >cuda.out 2>err.txt
+expect_eq "installed flinch hands CMD ../lib/flinch/libflinch_cuda.so (--cuda)" "$?:$(cat err.txt):$(cat cuda.out)" \
+  "0::$p/lib/flinch/libflinch_cuda.so"
 printf '#include <flinch_mark.h>\nint main(void) { return flinch_mark_to("/nonexistent", "x", 1) == -1 ? 0 : 1; }\n' > c.c
 if cc -std=c11 -Wall -Werror -I"$p/include" c.c -o c -pthread 2>cc.err; then
   check "installed header compiles and links" ./c
