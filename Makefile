@@ -3,8 +3,11 @@
 #   make            build build/flinch and the simulated NVML (build/sim/libnvidia-ml.so.1)
 #   make demo       record a scripted 724 ms pause on the simulated GPU and analyze it
 #   make demo-python  the same pause seen by a Python server annotated with flinch.window
-#   make install    flinch, flinch_mark.h, the NVTX bridge (libflinch_nvtx.so) and flinch.py
-#                   under PREFIX (/usr/local), staged under DESTDIR; make uninstall removes them
+#   make install    flinch, flinch_mark.h, the NVTX bridge (libflinch_nvtx.so), flinch.py, the
+#                   manual pages and the bash completion under PREFIX (/usr/local), staged
+#                   under DESTDIR; make uninstall removes them
+#   make docs       regenerate every example output in README.md and man/* from the program,
+#                   and docs/demo-plot.png (tests/docs/; tests/e2e/docs.sh checks them)
 #   make check      build with -Werror, run every test; again under ASan+UBSan+LSan (gcc)
 #                   and under clang's UBSan (float-cast-overflow); memcheck
 #   make bench      run the benchmarks in bench/ (slow; prints tables)
@@ -48,7 +51,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 CLANG_SANFLAGS := -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all \
                   -fno-omit-frame-pointer
 
-.PHONY: all tests demo demo-python check check-plain check-asan check-clang bench fuzz soak valgrind clean
+.PHONY: all tests demo demo-python docs check check-plain check-asan check-clang bench fuzz soak valgrind clean
 
 NVTX_SRC := $(wildcard nvtx/*.c)
 NVTX_OBJ := $(NVTX_SRC:%.c=$(BUILD)/pic-hidden/%.o)
@@ -153,6 +156,14 @@ demo: all
 demo-python: all
 	@sh tests/demo_python.sh $(BUILD)
 
+# docs: the example outputs in README.md and the manual pages rewritten from
+# the program's own output on the simulator (tests/docs/examples.sh), and
+# the README's picture (tests/docs/demo_plot.sh, needs chromium). Run it
+# after changing any output; tests/e2e/docs.sh fails until it is run.
+docs: all
+	@sh tests/docs/examples.sh $(BUILD)
+	@sh tests/docs/demo_plot.sh $(BUILD)
+
 # check: the plain build with -Werror; the same under gcc's ASan+UBSan with
 # LeakSanitizer on (a leak fails the command); and, when clang is present,
 # a clang -Werror build with clang's UBSan (float-cast-overflow included);
@@ -214,6 +225,9 @@ valgrind: tests
 #   PREFIX/include/flinch_mark.h            header-only C client
 #   PREFIX/lib/flinch/libflinch_nvtx.so     `flinch record --nvtx` looks in ../lib/flinch/
 #   PREFIX/lib/flinch/libflinch_cuda.so     `flinch record --cuda` too
+#   PREFIX/share/man/manN/*.N               the manual pages (man/*.[157], roff source
+#                                           installed as it is; `flinch help CMD` shows them)
+#   PREFIX/share/bash-completion/completions/flinch   bash completion (completion/flinch.bash)
 #   PYTHON_SITE/flinch.py                   the Python helper: the directory
 #                                           under PREFIX on $(PYTHON)'s sys.path
 #                                           (Debian's python3 and PREFIX=/usr/local:
@@ -227,9 +241,14 @@ PYTHON_SITE ?= $(shell $(PYTHON) -c 'import os, sys, sysconfig; p = os.path.norm
   print(c[0] if c else sysconfig.get_path("purelib", "posix_prefix", vars={"base": p, "platbase": p}))' 2>/dev/null)
 DESTDIR ?=
 INSTALL ?= install
+MAN_PAGES := $(wildcard man/*.1 man/*.5 man/*.7)
+MAN_DIR   := $(PREFIX)/share/man
+BASH_COMPLETION_DIR := $(PREFIX)/share/bash-completion/completions
 INSTALL_FILES := $(DESTDIR)$(PREFIX)/bin/flinch $(DESTDIR)$(PREFIX)/include/flinch_mark.h \
                  $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so \
                  $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_cuda.so \
+                 $(foreach p,$(MAN_PAGES),$(DESTDIR)$(MAN_DIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p))) \
+                 $(DESTDIR)$(BASH_COMPLETION_DIR)/flinch \
                  $(if $(PYTHON_SITE),$(DESTDIR)$(PYTHON_SITE)/flinch.py)
 
 .PHONY: install uninstall
@@ -239,6 +258,11 @@ install: $(BUILD)/flinch $(BUILD)/libflinch_nvtx.so $(BUILD)/libflinch_cuda.so
 	$(INSTALL) -m 0644 include/flinch_mark.h $(DESTDIR)$(PREFIX)/include/flinch_mark.h
 	$(INSTALL) -m 0755 $(BUILD)/libflinch_nvtx.so $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_nvtx.so
 	$(INSTALL) -m 0755 $(BUILD)/libflinch_cuda.so $(DESTDIR)$(PREFIX)/lib/flinch/libflinch_cuda.so
+	@for p in $(MAN_PAGES); do s=$${p##*.}; \
+	  $(INSTALL) -d $(DESTDIR)$(MAN_DIR)/man$$s && \
+	  $(INSTALL) -m 0644 $$p $(DESTDIR)$(MAN_DIR)/man$$s/$${p##*/} || exit 1; done
+	$(INSTALL) -d $(DESTDIR)$(BASH_COMPLETION_DIR)
+	$(INSTALL) -m 0644 completion/flinch.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/flinch
 	@if [ -n "$(PYTHON_SITE)" ]; then \
 	  $(INSTALL) -d $(DESTDIR)$(PYTHON_SITE) && \
 	  $(INSTALL) -m 0644 python/flinch.py $(DESTDIR)$(PYTHON_SITE)/flinch.py && \

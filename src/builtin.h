@@ -11,5 +11,6 @@ int cmd_analyze(int argc, char **argv);
 int cmd_mark(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_help(int argc, char **argv);   /* flinch help COMMAND: its man page */
 
 #endif

@@ -30,6 +30,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: flinch <command> [options]\n"
+        "       flinch help <command>\n"
         "       flinch --help | --version\n"
         "\n"
         "Was the GPU computing during that pause, or was everything waiting?\n"
@@ -39,7 +40,8 @@ static void usage(FILE *out)
         fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
     fprintf(out,
         "\n"
-        "'flinch <command> --help' describes each command.\n"
+        "'flinch <command> --help' describes each command; 'flinch help <command>'\n"
+        "shows its manual page (also 'flinch help trace' and 'flinch help methods').\n"
         "\n"
         "exit status: 0 ok; 1 failed while running (write error, no mark reader);\n"
         "2 bad usage or input, or could not start (no NVML driver, no GPU, bad CSV);\n"
@@ -54,6 +56,10 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *name = argv[1];
+    if (strcmp(name, "help") == 0 && argc > 2) {
+        diag_set_prog("flinch help");
+        return cmd_help(argc - 1, argv + 1);
+    }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return EXIT_OK;

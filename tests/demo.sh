@@ -2,7 +2,8 @@
 # tests/demo.sh BUILD — `make demo`: records the simulated GPU's demo
 # scenario (~5.5 s: a 724 ms pause where the GPU computes at 1.000 s, one
 # where it idles at 3.000 s) with marks dropped through the FIFO, then prints
-# the recording's summary, the analysis of both windows, an SVG plot and a
+# the recording's summary, the analysis of both windows, for each window the
+# scenario's scripted truth beside flinch's answer, an SVG plot and a
 # Perfetto export.
 #
 # The marks are client-stamped (LABEL<TAB>CLOCK_MONOTONIC_NS) from the same
@@ -14,7 +15,7 @@ B=${1:-build}
 FLINCH=$B/flinch
 SIM=$B/sim/libnvidia-ml.so.1
 SIMTOOL=$B/tests/simtool
-OUT=demo-out
+OUT=${DEMO_OUT:-demo-out}
 [ -x "$FLINCH" ] && [ -f "$SIM" ] || { echo "demo: build first (make BUILD=$B)" >&2; exit 2; }
 [ -x "$SIMTOOL" ] || make --no-print-directory -s BUILD="$B" "$SIMTOOL" >/dev/null || exit 2
 
@@ -62,6 +63,53 @@ awk -F, '
 echo
 echo "== flinch analyze --csv $OUT/trace.csv --start infer_start --end first_token --windows"
 "$FLINCH" analyze --csv "$OUT/trace.csv" --start infer_start --end first_token --windows || exit 1
+
+# The scripted truth beside the answer: for each window, what the scenario
+# file says the GPU did over it (power integrated exactly; compute while its
+# utilization is 50% or more, else idle: nothing else runs, so waiting)
+# next to flinch's class times, energy and verdict (--format csv; the cells
+# before the quoted evidence are plain, compute_ms..waiting_ms follow it).
+echo
+echo "== scripted truth (sim/scenarios/demo.scn) beside flinch's answer"
+"$FLINCH" analyze --csv "$OUT/trace.csv" --start infer_start --end first_token --format csv 2>/dev/null |
+awk -v epoch="$epoch" -v scn=sim/scenarios/demo.scn '
+  function csv(line, f,   n, c, q, i, ch) {   # split a CSV line into f[1..n]
+    n = 1; f[1] = ""; q = 0
+    for (i = 1; i <= length(line); i++) {
+      ch = substr(line, i, 1)
+      if (q) { if (ch == "\"") { if (substr(line, i + 1, 1) == "\"") { f[n] = f[n] ch; i++ } else q = 0 } else f[n] = f[n] ch }
+      else if (ch == "\"") q = 1
+      else if (ch == ",") f[++n] = ""
+      else f[n] = f[n] ch
+    }
+    return n
+  }
+  BEGIN {
+    while ((getline l < scn) > 0) {
+      if (l !~ /^at /) continue
+      k = split(l, w, /[ \t]+/); t = w[2] + 0
+      for (j = 3; j <= k; j++) if (split(w[j], kv, "=") == 2) val[t, kv[1]] = kv[2]
+      times[++nt] = t
+    }
+    printf "  %-7s %-40s %s\n", "window", "scripted", "flinch"
+  }
+  NR == 1 { n = csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
+  {
+    csv($0, f)
+    t0 = (f[col["t_start_ns"]] - epoch) / 1e6; t1 = (f[col["t_end_ns"]] - epoch) / 1e6
+    e = 0; busy = 0; p = 0; u = 0
+    for (i = 1; i <= nt; i++) {
+      if ((times[i], "power") in val) p = val[times[i], "power"]
+      if ((times[i], "util") in val) u = val[times[i], "util"]
+      a = times[i]; b = i < nt ? times[i + 1] : 1e18
+      lo = a > t0 ? a : t0; hi = b < t1 ? b : t1
+      if (hi > lo) { e += p * (hi - lo) / 1000; if (u >= 50) busy += hi - lo }
+    }
+    truth = sprintf("compute %.0f ms, waiting %.0f ms, %.3f J", busy, t1 - t0 - busy, e)
+    printf "  %-7s %-40s %s\n", f[col["window"]], truth,
+      sprintf("compute %.0f ms, waiting %.0f ms, %.3f +-%.3f J, verdict=%s", f[col["compute_ms"]],
+              f[col["waiting_ms"]] + f[col["host_cpu_ms"]], f[col["energy_J"]], f[col["uncertainty_J"]], f[col["verdict"]])
+  }'
 
 # The same trace as a picture and as a Perfetto timeline.
 echo

@@ -10,6 +10,8 @@
 #               offline into a virtual environment (python_helper)
 #   DuckDB    - npm @duckdb/node-api, into build-deps/duckdb (ignored by git), when
 #               npm is there: reads a long trace with its CSV sniffer (record_quoting)
+#   groff-base, man-db - render the manual pages in man/ (tests/e2e/docs.sh,
+#               `flinch help COMMAND`)
 #   prometheus - a real Prometheus server and promtool for tests/e2e/prometheus*.sh,
 #               metrics_formats.sh (OpenMetrics over ::1) and metrics.sh (record
 #               --metrics scraped and queried on 127.0.0.1)
@@ -26,6 +28,8 @@ command -v valgrind >/dev/null 2>&1 || want="$want valgrind"
 command -v clang >/dev/null 2>&1 || want="$want clang"
 { python3 -c 'import pandas' || /usr/bin/python3 -c 'import pandas'; } >/dev/null 2>&1 || want="$want python3-pandas"
 command -v prometheus >/dev/null 2>&1 || want="$want prometheus"
+command -v groff >/dev/null 2>&1 || want="$want groff-base"
+command -v man >/dev/null 2>&1 || want="$want man-db"
 { python3 -c 'import pip, setuptools, wheel, venv' || /usr/bin/python3 -c 'import pip, setuptools, wheel, venv'; } >/dev/null 2>&1 ||
   want="$want python3-pip python3-setuptools python3-wheel python3-venv"
 [ -z "$want" ] && exit 0

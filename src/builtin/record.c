@@ -90,7 +90,7 @@ static void usage(FILE *out)
         "  -q, --quiet            no live status line on a terminal\n"
         "\n");
     fputs(
-        "live answers and metrics (README, \"Live answers\" and \"For the fleet\"):\n"
+        "live answers and metrics (flinch-record(1): LIVE ANSWERS, FOR THE FLEET):\n"
         "      --window NAME=START:END  a named window from MARK START to MARK END\n"
         "                         (repeatable, up to 16; NAME: any text a mark label\n"
         "                         may be, spaces too, no '='; cut to 63 bytes as a label)\n"

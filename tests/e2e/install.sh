@@ -39,6 +39,19 @@ else
   skip "make install into /usr/bin/python3's /usr/local directory" "no /usr/bin/python3 looking under /usr/local"
 fi
 check "installed binary is the built one" cmp -s "$p/bin/flinch" "$BUILD/flinch"
+expect_eq "the manual pages, 0644, by section" \
+  "$(cd "$p/share/man" 2>/dev/null && find . -type f -perm 0644 | sort | tr '\n' ' ')" \
+  "./man1/flinch-analyze.1 ./man1/flinch-export.1 ./man1/flinch-mark.1 ./man1/flinch-plot.1 ./man1/flinch-record.1 ./man1/flinch.1 ./man5/flinch-trace.5 ./man7/flinch-methods.7 "
+check "the bash completion, 0644" test "$(stat -c %a "$p/share/bash-completion/completions/flinch" 2>&1)" = 644
+if command -v man >/dev/null 2>&1; then
+  # the installed page, found beside the installed binary: its first
+  # line names it, and a changed installed copy is what is shown
+  sed -i 's/^flinch\\-analyze \\- .*/flinch\\-analyze \\- INSTALLED COPY/' "$p/share/man/man1/flinch-analyze.1"
+  expect_match "installed flinch help analyze shows the installed page" 'INSTALLED COPY' \
+    "$(MANPAGER=cat "$p/bin/flinch" help analyze 2>&1)"
+else
+  skip "installed flinch help analyze" "no man"
+fi
 check "installed flinch runs (flinch record --help)" sh -c "'$p/bin/flinch' record --help | grep -q -- --out"
 "$p/bin/flinch" record --out n.csv --nvml-lib "$SIM" --no-rapl --seconds 0.05 --nvtx -- true 2>err.txt
 expect_eq "installed flinch finds the NVTX bridge in ../lib/flinch (--nvtx, exit 0)" "$?:$(cat err.txt)" "0:"

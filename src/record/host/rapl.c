@@ -147,7 +147,7 @@ static void warn_unreadable(const char *path, int *warned)
         return;
     *warned = 1;
     if (errno == EACCES || errno == EPERM)
-        diag_warn("%s: %s (energy_uj is root-only on current kernels; see README); "
+        diag_warn("%s: %s (energy_uj is root-only on current kernels; see flinch-record(1), RAPL); "
                   "its RAPL cells stay empty", path, strerror(errno));
     else
         diag_warn("%s: %s; its RAPL cells stay empty", path, strerror(errno));
