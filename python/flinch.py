@@ -14,7 +14,7 @@
 
 Standard library only. Marks go to the recorder's FIFO, $FLINCH_MARKS (set
 by `flinch record -- CMD`), else /tmp/flinch_marks, in flinch's line
-protocol (README, "The line protocol"): each mark is stamped with
+protocol (flinch-trace(5), THE MARK LINE PROTOCOL): each mark is stamped with
 time.monotonic_ns() (CLOCK_MONOTONIC, the trace's clock) where it happens,
 and a range's start and end carry the same id, PID.N, so `flinch analyze
 --range NAME` pairs them exactly, however ranges nest or overlap across

@@ -101,7 +101,7 @@ for r in csv.DictReader(open(sys.argv[1])):
 print(s)' p.csv "$n")
 expect_eq "skipped ticks in Prometheus = the tick gaps of the first $n samples ($skipped)" \
   "$(q 'last_over_time(flinch_ticks_skipped_total[5m])')" "$skipped"
-# README: 6 + 5 per GPU + 1 with windows + 28 per window series, and the
+# flinch-record(1), FOR THE FLEET: 6 + 5 per GPU + 1 with windows + 28 per window series, and the
 # simulated GPU's GPM SM activity (no traced job: no per-process split).
 expect_eq "series per host: 6 + (5 + 1 GPM) x 1 GPU + 1 + 28 x 2 windows" \
   "$(q 'count(last_over_time({__name__=~"flinch_.+",job="flinch"}[5m]))')" 69

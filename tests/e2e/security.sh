@@ -146,8 +146,8 @@ else
 fi
 
 # --- RAPL: least privilege -------------------------------------------------------
-# flinch reads energy_uj as it finds it; it never changes its mode (README,
-# "Security notes": run as root or grant read access with a udev rule).
+# flinch reads energy_uj as it finds it; it never changes its mode (flinch(1),
+# SECURITY: run as root or grant read access with a udev rule).
 mkdir -p rapl/intel-rapl:0
 echo package-0 > rapl/intel-rapl:0/name
 echo 123456 > rapl/intel-rapl:0/energy_uj
