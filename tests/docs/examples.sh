@@ -78,6 +78,28 @@ ex_demo_windows() {
   "$FLINCH" analyze --csv trace.csv --start infer_start --end first_token --windows
 }
 
+# flinch-record(1), LIVE ANSWERS: the marks are stamped lines a writer put in
+# the FIFO before the recording began (the recorder reads them first and
+# keeps their stamps), so the virtual-clock recording sees them in its feed
+ex_live() {
+  mkfifo -m 0600 marks
+  timeout 20 sh -c 'printf "infer_start\t%s\nfirst_token\t%s\n" "$1" "$2" >marks' _ \
+    $((VSTART + 1000000000)) $((VSTART + 1724000000)) &
+  sleep 0.5   # the writer waits in open(2) before the recorder (which takes ms) starts
+  FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_SCENARIO="$ROOT/sim/scenarios/demo.scn" "$FLINCH" record --nvml-lib "$SIM" \
+    --out trace.csv --seconds 3 --no-rapl --proc-stat /dev/null --quiet --marks-fifo marks \
+    --live --window ttft=infer_start:first_token 2>/dev/null
+  wait
+}
+
+# flinch-methods(7), WAITING ON WHAT: a fixture with a threads file; its
+# first start mark left out, so that window 1 is the waiting one
+ex_threads() {
+  grep -v '^10500000000,.*,MARK,infer_start,' "$ROOT/tests/fixtures/flinch_windows.csv" >trace.csv
+  cp "$ROOT/tests/fixtures/flinch_windows.threads" trace.csv.threads
+  "$FLINCH" analyze trace.csv --start infer_start --end first_token | grep -E '^  threads |^    (waiting|host-cpu) '
+}
+
 # flinch-methods(7), "Sensors as they really are": the demo on the h100 preset
 ex_sensors() {
   { grep -v "^#" "$ROOT/sim/scenarios/demo.scn"; echo "preset h100"; echo "sensor_seed 3"; } >h100.scn
@@ -111,7 +133,9 @@ for name in $names; do
     echo "examples: no $fn for the example '$name'" >&2; status=2; continue
   fi
   d=$WORK/run-$name; mkdir -p "$d"
-  (cd "$d" && "$fn") >"$WORK/$name.raw" 2>&1
+  if ! (cd "$d" && "$fn") >"$WORK/$name.raw" 2>&1; then
+    echo "examples: $fn failed:" >&2; sed 's/^/    /' "$WORK/$name.raw" >&2; status=2; continue
+  fi
   sed -e "s|$d/||g" -e "s|$d|.|g" -e "s|$WORK/||g" "$WORK/$name.raw" >"$WORK/$name.out"
   roff "$WORK/$name.out" >"$WORK/$name.roff"
 done

@@ -50,11 +50,11 @@ rc=$?
 expect_eq "documented example outputs match the program (make docs rewrites them)" "$rc" 0
 [ $rc -eq 0 ] || cat ex.txt >&2
 n=$(grep -c -e '^<!-- example: ' -e '^\.\\" example: ' "$ROOT/README.md" "$ROOT"/man/* | awk -F: '{ s += $2 } END { print s }')
-check "examples are checked ($n)" test "$n" -ge 6
+check "examples are checked ($n)" test "$n" -ge 8
 # a block that no longer matches is caught: change one and check again
 mkdir -p tree/man tree/tests/docs tree/sim/scenarios tree/tests/fixtures
 cp "$ROOT"/README.md tree/; cp "$ROOT"/man/* tree/man/; cp "$ROOT"/tests/docs/*.sh tree/tests/docs/
-cp "$ROOT"/sim/scenarios/demo.scn tree/sim/scenarios/; cp "$ROOT"/tests/fixtures/plot_2gpu.csv "$ROOT"/tests/fixtures/host_b.csv tree/tests/fixtures/
+cp "$ROOT"/sim/scenarios/demo.scn tree/sim/scenarios/; cp "$ROOT"/tests/fixtures/*.csv "$ROOT"/tests/fixtures/*.threads tree/tests/fixtures/
 sed -i 's/^duration_s=0\.724000$/duration_s=0.725000/' tree/man/flinch-analyze.1
 sh tree/tests/docs/examples.sh "$BUILD" --check >ex2.txt 2>&1
 expect_eq "a changed example output is caught (exit 1)" "$?" 1
