@@ -36,6 +36,11 @@ enum verdict {
     VERDICT_COUNT
 };
 
+/* How far a window's answer can be trusted (confidence.h); NONE for an
+ * inconclusive window, which has no answer to grade. */
+enum confidence { CONFIDENCE_NONE, CONFIDENCE_HIGH, CONFIDENCE_MEDIUM, CONFIDENCE_LOW };
+#define CONFIDENCE_REASON_MAX 240
+
 /* Window flags: why a number may not be trusted. */
 #define WINDOW_INCOMPLETE    0x1  /* a mark lies after the last sample */
 #define WINDOW_BEFORE_TRACE  0x2  /* the start lies before the first sample */
@@ -186,6 +191,8 @@ struct window {
     struct window_tape *tape;    /* private: the samples of the window until the breakdown is made */
     enum verdict verdict;
     char evidence[EVIDENCE_MAX]; /* "power 63 W = idle 60 W + 2% of the busy range; gpu util 0%; cpu 3%" */
+    enum confidence confidence;  /* confidence.h, set after the evidence */
+    char confidence_reason[CONFIDENCE_REASON_MAX]; /* what lowers it, "" when nothing */
 };
 
 struct stat_summary { double median, p90, p99, max; };

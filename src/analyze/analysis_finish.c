@@ -12,6 +12,7 @@
 #include "gpm_evidence.h"
 #include "pcie_window.h"
 #include "breakdown.h"
+#include "confidence.h"
 #include "diag.h"
 
 int finish_trace(struct ctx *c)
@@ -231,6 +232,7 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
                  c->proc_exit_ns <= w->t_start_ns ? "before the window" : "during the window");
     }
     pcie_window_evidence(c->opt, w);
+    confidence_window(w);        /* last: grades what the stages above left */
 }
 
 void finish_analysis(struct ctx *c)

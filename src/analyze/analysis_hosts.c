@@ -18,6 +18,7 @@
 #include "analysis.h"
 #include "analysis_internal.h"
 #include "breakdown.h"
+#include "confidence.h"
 #include "diag.h"
 #include "hosts.h"
 #include "trace_reader.h"
@@ -141,6 +142,7 @@ static void retotal(const struct analysis_options *o, struct analysis *m)
         pcie_window_copies(o, w);   /* no tape here: sums only, copy time per GPU */
         verdict_window(o, w);
         pcie_window_evidence(o, w);
+        confidence_window(w);
     }
     double *v = malloc(sizeof *v * (size_t)(m->nwindows ? m->nwindows : 1));
     if (v) {

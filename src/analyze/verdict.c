@@ -153,7 +153,8 @@ static const char *inconclusive_reason(const struct window *w)
  * resolution, then those seen only in shorter ones; "then" only when they
  * really come one after another, else "37% waiting (93 ms), 63% host-cpu
  * (160 ms), interleaved" (segment_merge.h). */
-static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *buf, size_t cap, size_t len)
+static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *buf, size_t cap, size_t len,
+                              int terse)
 {
     int seen[CLASS_COUNT] = { 0 }, nclass = 0;
     int in_order = segments_in_order(bd);
@@ -166,12 +167,14 @@ static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *b
             continue;
         const char *sep = !nclass ? "" : placed && in_order ? ", then " : ", ";
         nclass++;
-        len += (size_t)snprintf(buf + len, cap - len, "%s%.0f%% %s (%.0f ms)", sep,
-                                100 * bd->ms[k] / dur_ms, time_class_name(k), bd->ms[k]);
+        len += (size_t)snprintf(buf + len, cap - len, "%s%.0f%% %s", sep, 100 * bd->ms[k] / dur_ms,
+                                time_class_name(k));
+        if (!terse && len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, " (%.0f ms)", bd->ms[k]);
     }
     if (!in_order && nclass > 1 && len < cap)
         len += (size_t)snprintf(buf + len, cap - len, ", interleaved");
-    if (len < cap)
+    if (len < cap && !terse)
         len += (size_t)snprintf(buf + len, cap - len, ", edges +-%.0f ms", bd->resolution_ms);
     return len;
 }
@@ -248,6 +251,13 @@ static enum verdict power_rule(const struct analysis_options *o, const struct wi
     return proc_busy || host_busy ? VERDICT_HOST_CPU : VERDICT_WAITING;
 }
 
+size_t verdict_parts_text(const struct breakdown *bd, double dur_ms, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    return bd->valid && bd->nseg > 0 ? breakdown_parts(bd, dur_ms, buf, cap, 0, 1) : 0;
+}
+
 void verdict_window(const struct analysis_options *o, struct window *w)
 {
     size_t cap = sizeof w->evidence, len = 0;
@@ -294,7 +304,7 @@ void verdict_window(const struct analysis_options *o, struct window *w)
         w->verdict = power_rule(o, w, top_f);
     }
     if (!why && w->bd.valid)
-        len = breakdown_parts(&w->bd, dur_ms, w->evidence, cap, len);
+        len = breakdown_parts(&w->bd, dur_ms, w->evidence, cap, len, 0);
     if (!top && w->ngpu > 0 && !isnan(w->gpu[0].mean_power_w))
         top = &w->gpu[0];
     if (top) {

@@ -44,6 +44,10 @@ double energy_uncertainty_j(const struct window_gpu *g, double duration_s);
 /* Decides w->verdict and writes w->evidence (without the "verdict=" part). */
 void verdict_window(const struct analysis_options *o, struct window *w);
 
+/* The parts of a breakdown in order, without their ms or the edges:
+ * "41% waiting, then 59% compute" (the answer line); "" without one. */
+size_t verdict_parts_text(const struct breakdown *bd, double dur_ms, char *buf, size_t cap);
+
 /* The verdict over all windows: a->verdict and a->evidence. */
 void verdict_summary(const struct analysis_options *o, struct analysis *a);
 

@@ -41,7 +41,10 @@ static void usage(FILE *out)
         "  --method exact|seed    exact (default): energy counter, else instantaneous, else\n"
         "                         averaged power, integrated over exactly [start, end];\n"
         "                         seed: the original's arithmetic and output, to compare\n"
-        "  --windows              one table row per window, then the summary\n"
+        "  --windows              an answer line per window (at most 20), the summary, then a\n"
+        "                         table row per window with the evidence's first clause\n"
+        "  -v, --verbose          keep the evidence lines that carry nothing for this trace\n"
+        "                         (zero PCIe traffic, no copies, idle threads; JSON keeps them)\n"
         "  --format text|csv|json text (default), or one CSV row / JSON object per window\n"
         "  --idle-window S E      the GPU's idle power is its mean power between MARKs S and E\n"
         "  --idle-w W             idle power level (default: 5th percentile of the trace)\n"
@@ -90,6 +93,7 @@ int cmd_analyze(int argc, char **argv)
         { "max-open", required_argument, NULL, 'X' },
         { "method", required_argument, NULL, 'm' },
         { "windows", no_argument, NULL, 'w' },
+        { "verbose", no_argument, NULL, 'v' },
         { "format", required_argument, NULL, 'f' },
         { "idle-window", required_argument, NULL, 'I' },
         { "idle-w", required_argument, NULL, 'i' },
@@ -105,12 +109,12 @@ int cmd_analyze(int argc, char **argv)
     };
     struct analysis_options o;
     analysis_default_options(&o);
-    struct report_options ro = { REPORT_TEXT, 0 };
+    struct report_options ro = { REPORT_TEXT, 0, 0 };
     const char *files[ANALYSIS_MAX_HOSTS];
     int nfiles = 0;
     int seed = 0, ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":hv", longopts, NULL)) != -1) {
         int bad = 0;
         switch (ch) {
         case 'c':
@@ -127,6 +131,7 @@ int cmd_analyze(int argc, char **argv)
         case 'g': o.range_category = optarg; break;
         case 'X': bad = analysis_parse_max_open(optarg, &o.max_open); break;
         case 'w': ro.windows_table = 1; break;
+        case 'v': ro.verbose = 1; break;
         case 'm':
             if (strcmp(optarg, "seed") == 0)
                 seed = 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "breakdown.h"
+#include "confidence.h"
 #include "proc_share.h"
 #include "report.h"
 
@@ -128,9 +129,11 @@ static void text_cadence(FILE *out, const struct analysis *a, int i, const char 
     fprintf(out, "sensors %s:", name);
     for (int s = 0; s < SENSOR_N; s++) {
         const struct cadence *cd = &a->cadence[i * SENSOR_N + s];
-        if (!isfinite(cd->period_s))
-            fprintf(out, "%s %s %s", s ? "," : "", sensor_name((enum sensor_id)s),
-                    cd->changes ? "?" : "-");
+        if (!isfinite(cd->period_s) && cd->changes)
+            fprintf(out, "%s %s ? (%ld change%s: too few to measure)", s ? "," : "",
+                    sensor_name((enum sensor_id)s), cd->changes, cd->changes == 1 ? "" : "s");
+        else if (!isfinite(cd->period_s))
+            fprintf(out, "%s %s - (never changed)", s ? "," : "", sensor_name((enum sensor_id)s));
         else
             fprintf(out, "%s %s %s%.1f ms", s ? "," : "", sensor_name((enum sensor_id)s),
                     cd->at_most ? "<= " : "", cd->period_s * 1e3);
@@ -224,7 +227,7 @@ static void text_fault(FILE *out, const struct analysis *a, const struct window_
     fputc('\n', out);
 }
 
-static void text_window(FILE *out, const struct analysis *a, const struct window *w)
+static void text_window(FILE *out, const struct analysis *a, const struct window *w, int verbose)
 {
     char flags[128];
     window_flags_str(w->flags, flags, sizeof flags);
@@ -271,10 +274,12 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
                 fprintf(out, " rapl %s %.3f J", a->rapl_domain[k], w->rapl_j[k]);
         fprintf(out, "\n");
     }
-    report_pcie_text(out, w);
+    report_pcie_text(out, w, verbose);
     text_breakdown(out, "  ", &w->bd, w->duration_s);
     report_cgroup_text(out, a, w - a->windows);
-    fprintf(out, "  verdict=%s  %s\n", verdict_name(w->verdict), w->evidence);
+    char evidence[EVIDENCE_MAX];
+    fprintf(out, "  verdict=%s  %s\n", verdict_name(w->verdict),
+            report_evidence_text(w, verbose, evidence, sizeof evidence));
     report_waiting_text(out, a, w - a->windows);
 }
 
@@ -295,14 +300,16 @@ static void text_summary(FILE *out, const struct analysis *a)
         fprintf(out, "%s median=%s p90=%s p99=%s max=%s\n", rows[i].name, NUM(f, rows[i].s->median),
                 NUM(f, rows[i].s->p90), NUM(f, rows[i].s->p99), NUM(f, rows[i].s->max));
     }
-    fprintf(out, "verdict=%s  %s\n", verdict_name(a->verdict), a->evidence);
+    /* one window's answer is its answer line: no second verdict */
+    if (a->nwindows > 1)
+        fprintf(out, "summary: %s %s\n", verdict_name(a->verdict), a->evidence);
 }
 
 static void text_table(FILE *out, const struct analysis *a)
 {
-    fprintf(out, "%6s %10s %12s %11s %9s %8s %6s %6s %7s %8s %10s %10s %10s %-12s %s\n", "window",
-            "at_s", "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples", "gap_ms",
-            "compute_ms", "hostcpu_ms", "waiting_ms", "verdict", "flags");
+    fprintf(out, "%6s %10s %12s %11s %9s %8s %6s %6s %7s %8s %10s %10s %10s %-12s %-10s %-12s %s\n",
+            "window", "at_s", "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples",
+            "gap_ms", "compute_ms", "hostcpu_ms", "waiting_ms", "verdict", "confidence", "flags", "reason");
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
         long samples = 0;
@@ -313,19 +320,19 @@ static void text_table(FILE *out, const struct analysis *a)
         }
         const struct breakdown *bd = &w->bd;
         double nan = NAN;
-        /* why a number may not be trusted; an inconclusive verdict also says why */
-        char flags[128];
+        /* why a number may not be trusted ("none" when nothing says so),
+         * and the evidence's first clause: why the verdict is what it is */
+        char flags[128], reason[EVIDENCE_MAX];
         window_flags_str(w->flags, flags, sizeof flags);
-        fprintf(out, "%6ld %10.3f %12.6f %11s %9s %8s %6s %6s %7ld %8s %10s %10s %10s %-12s %s%s%s%s\n",
+        fprintf(out, "%6ld %10.3f %12.6f %11s %9s %8s %6s %6s %7ld %8s %10s %10s %10s %-12s %-10s %-12s %s\n",
                 w->index, (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s,
                 NUM("%.3f", w->energy_j), NUM("%.3f", w->uncertainty_j), NUM("%.1f", w->mean_power_w),
                 NUM("%.1f", window_util(w)), NUM("%.1f", w->host_cpu_pct), samples,
                 NUM("%.1f", gap * 1e3), NUM("%.1f", bd->valid ? bd->ms[CLASS_COMPUTE] : nan),
                 NUM("%.1f", bd->valid ? bd->ms[CLASS_HOST_CPU] : nan),
                 NUM("%.1f", bd->valid ? bd->ms[CLASS_WAITING] : nan), verdict_name(w->verdict),
-                *flags ? flags : "-", w->verdict == VERDICT_INCONCLUSIVE ? "  (" : "",
-                w->verdict == VERDICT_INCONCLUSIVE ? w->evidence : "",
-                w->verdict == VERDICT_INCONCLUSIVE ? ")" : "");
+                confidence_name(w->confidence), *flags ? flags : "none",
+                report_reason_text(w, reason, sizeof reason));
         char seg[1024];
         if (bd->valid)
             fprintf(out, "%6s segments: %s (edges +-%.1f ms)\n", "",
@@ -346,9 +353,18 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
     if (a->nwindows == 0)
         return;
     text_compat(out, a, &a->windows[0]);
-    if (a->nwindows > 1)
-        fprintf(out, "(the three lines above are window 1 of %ld; --windows lists every window)\n",
-                a->nwindows);
+    /* the answer first: line 4 is window 1's, --windows gives each its own */
+    long answers = ro->windows_table ? a->nwindows : 1;
+    for (long i = 0; i < answers && i < REPORT_ANSWER_LINES; i++)
+        report_answer_line(out, &a->windows[i]);
+    if (answers > REPORT_ANSWER_LINES)
+        fprintf(out, "... %ld more windows: see the table\n", answers - REPORT_ANSWER_LINES);
+    if (answers < a->nwindows)
+        fprintf(out, "(window 1 of %ld; --windows gives every window its answer line)\n", a->nwindows);
+    if (a->nwindows > 1 || a->unmatched_starts || a->unmatched_ends || a->dropped_starts ||
+        ro->windows_table)
+        text_summary(out, a);
+    fputs("evidence:\n", out);
     for (int h = 0; a->nhosts > 1 && h < a->nhosts; h++)
         fprintf(out, "host %s: t_wall_ns - t_mono_ns = %lld ns (wall clocks assumed synchronised)\n",
                 a->host_names[h], (long long)a->host_offset_ns[h]);
@@ -370,12 +386,8 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
                 NUM("%.1f", a->idle_w[i]), NUM("%.1f", a->busy_w[i]), a->level_origin[i]);
         text_cadence(out, a, i, name);
     }
-    if (ro->windows_table) {
+    if (ro->windows_table)
         text_table(out, a);
-    } else {
-        text_window(out, a, &a->windows[0]);
-    }
-    if (a->nwindows > 1 || a->unmatched_starts || a->unmatched_ends || a->dropped_starts ||
-        ro->windows_table)
-        text_summary(out, a);
+    else
+        text_window(out, a, &a->windows[0], ro->verbose);
 }

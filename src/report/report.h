@@ -13,9 +13,13 @@
 
 enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_JSON };
 
+/* --windows prints at most this many answer lines; the table has all. */
+#define REPORT_ANSWER_LINES 20
+
 struct report_options {
     enum report_format format;
     int windows_table;     /* --windows: one row per window in the text report */
+    int verbose;           /* -v: keep evidence lines that carry nothing for this trace */
 };
 
 void report_write(FILE *out, const struct analysis *a, const struct report_options *ro);
@@ -55,7 +59,7 @@ void report_csv_str(FILE *out, const char *s);
 
 /* A window's host<->GPU traffic (report_pcie.c): the text lines, the JSON
  * member "pcie" (null without counters), and the CSV columns and cells. */
-void report_pcie_text(FILE *out, const struct window *w);
+void report_pcie_text(FILE *out, const struct window *w, int verbose);
 void report_pcie_json(FILE *out, const struct pcie_traffic *p, double duration_s);
 extern const char *const report_pcie_csv_cols;
 void report_pcie_csv(FILE *out, const struct window *w);
@@ -73,6 +77,14 @@ void report_ident_json_host(FILE *out, const struct analysis *a);
 void report_ident_json_gpu(FILE *out, const struct analysis *a, int gpu_index);
 void report_ident_csv_header(FILE *out, const struct analysis *a);
 void report_ident_csv_row(FILE *out, const struct analysis *a);
+
+/* The answer first (report_answer.c): the window's answer line; its
+ * evidence with the clauses that carry nothing left out (all with
+ * verbose); the evidence's first clause past the parts (the table's
+ * reason column). */
+void report_answer_line(FILE *out, const struct window *w);
+const char *report_evidence_text(const struct window *w, int verbose, char *buf, size_t cap);
+const char *report_reason_text(const struct window *w, char *buf, size_t cap);
 
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */
 void window_flags_str(unsigned flags, char *buf, size_t cap);

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "json_escape.h"
 #include "breakdown.h"
+#include "confidence.h"
 #include "report.h"
 
 static void csv_str(FILE *out, const char *s)
@@ -138,6 +139,7 @@ void report_csv(FILE *out, const struct analysis *a)
     static const char *const unrec_cols[] = { "not_recorded_ms" };
     fputs(",not_recorded_ms,not_recorded_gpu", out);
     gpu_columns(out, a, unrec_cols, 1);
+    fputs(",confidence,confidence_reason", out);
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -218,6 +220,8 @@ void report_csv(FILE *out, const struct analysis *a)
             const struct window_gpu *g = window_gpu_at(a, w, k);
             csv_unrecorded(out, g ? &g->bd : &no_breakdown, 0);
         }
+        fprintf(out, ",%s,", confidence_name(w->confidence));
+        csv_str(out, w->confidence_reason);
         fputc('\n', out);
     }
 }
@@ -343,6 +347,10 @@ void report_json(FILE *out, const struct analysis *a)
         json_write_string(out, verdict_name(w->verdict));
         fputs(",\"evidence\":", out);
         json_write_string(out, w->evidence);
+        fputs(",\"confidence\":", out);
+        json_write_string(out, confidence_name(w->confidence));
+        fputs(",\"confidence_reason\":", out);
+        json_write_string(out, w->confidence_reason);
         json_breakdown(out, &w->bd);
         json_num(out, "top_thread_cores", "%.3f", w->bd.valid ? w->top_thread_cores : NAN);
         fputs(",\"top_thread\":", out);
