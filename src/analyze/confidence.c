@@ -18,7 +18,7 @@
  * verdict or the energy uses came from a second-best source: a sensor fault
  * (and the fallback it forced), power from the 1 s average, an edge too near
  * the end of the trace for the counter's updates (near-end), GPM present in
- * the trace but too coarse for the window, a GPU not yet recorded for part
+ * the trace but too coarse for a window with compute time, a GPU not yet recorded for part
  * of it, no power levels (utilization alone decides), or host-cpu called on
  * the whole host's load because the job's own CPU was not traced. An
  * inconclusive window has no answer to grade: CONFIDENCE_NONE, and its
@@ -110,8 +110,12 @@ static void grade_sources(const struct window *w, struct grade *g)
     if (w->flags & WINDOW_NEAR_END)
         lower(g, CONFIDENCE_MEDIUM, "near-end: the trace stopped before the energy counter "
                                     "updated after an edge");
-    if (coarse)
-        lower(g, CONFIDENCE_MEDIUM, "GPM too coarse for the window");
+    /* GPM's SM activity is what tells real compute from a kernel that
+     * keeps utilization at 100% on a few SMs; without it (too few whole
+     * spans) compute time rests on power and utilization alone. Waiting
+     * and host-cpu need no such check: an idle GPU is idle by both. */
+    if (coarse && w->bd.valid && w->bd.ms[CLASS_COMPUTE] > 0)
+        lower(g, CONFIDENCE_MEDIUM, "GPM too coarse to check the compute's SM activity");
     if (levels)
         lower(g, CONFIDENCE_MEDIUM, "no idle/busy power level: utilization alone");
     if (w->bd.valid && w->bd.ms[CLASS_NOT_RECORDED] > 0) {

@@ -334,7 +334,7 @@ void verdict_window(const struct analysis_options *o, struct window *w)
     if (w->bd.valid && !isnan(w->top_thread_cores) && len < cap) {
         int gil = w->top_thread_cores >= 0.9;
         len += (size_t)snprintf(w->evidence + len, cap - len, "; %s thread '%s' %.2f of a core while no GPU "
-                                "computed%s", gil ? "one" : "busiest", w->top_thread[0] ? w->top_thread : "?",
+                                "computed%s", gil ? "one" : "busiest", w->top_thread[0] ? w->top_thread : "(unnamed)",
                                 w->top_thread_cores, gil ? ": a single-thread (GIL-bound) bottleneck" : "");
     }
     if ((w->flags & WINDOW_NEAR_END) && len < cap)

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,9 @@ static int open_output(struct recorder *r)
 /* The marks callback, on the FIFO thread. A client-stamped mark keeps the
  * client's CLOCK_MONOTONIC time; its wall time is shifted by the same
  * amount so the two clocks of the row agree. */
+/* The last mark's label, written on the FIFO thread, read by the status line. */
+static pthread_mutex_t last_mark_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns)
 {
     struct recorder *r = ctx;
@@ -174,6 +178,9 @@ static void on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns)
         trace_row_label(&row, m->label);
         trace_row_attrs(&row, &m->attrs);
         linger_note_mark(&r->linger, m->label, t);
+        pthread_mutex_lock(&last_mark_lock);
+        snprintf(r->last_mark, sizeof r->last_mark, "%s", m->label);
+        pthread_mutex_unlock(&last_mark_lock);
     }
     trace_row_int(&row, COL_ARRIVAL_MONO_NS, arrival_ns);
     trace_row_write(&row, &r->csv);
@@ -276,14 +283,14 @@ static void show_status(struct recorder *r, int64_t now, int final)
     if (!r->show_status || (!final && now < r->next_status_ns))
         return;
     r->next_status_ns = now + STATUS_EVERY_NS;
-    if (r->ngpu == 0) {
-        fprintf(stderr, "\r%s: %.1f s, %lld rows, no GPU yet (--gpu auto)\033[K%s", diag_prog(),
-                (double)(now - r->start_ns) / 1e9, csv_out_rows(&r->csv), final ? "\n" : "");
-        return;
-    }
-    fprintf(stderr, "\r%s: %.1f s, %lld rows, GPU %u power %s\033[K%s", diag_prog(),
-            (double)(now - r->start_ns) / 1e9, csv_out_rows(&r->csv), r->gpus[0].index,
-            r->last_power[0] ? r->last_power : "-", final ? "\n" : "");
+    char line[1024], mark[sizeof r->last_mark];
+    pthread_mutex_lock(&last_mark_lock);
+    memcpy(mark, r->last_mark, sizeof mark);
+    pthread_mutex_unlock(&last_mark_lock);
+    live_status_format(line, sizeof line, diag_prog(), (double)(now - r->start_ns) / 1e9,
+                       csv_out_rows(&r->csv), r->ngpu ? (int)r->gpus[0].index : -1, r->last_power,
+                       r->fifo_path, mark);  /* "": no FIFO */
+    fprintf(stderr, "\r%s\033[K%s", line, final ? "\n" : "");
 }
 
 /* The schedule. Returns the exit code. */
@@ -474,6 +481,10 @@ int recorder_run(const struct record_opts *o)
         r->have_cgroup = cgroup_cpu_open(&r->cgroup, r->proc.pid, o->cgroup_root) == 0;
     recorder_enable_proc_util(r);
     r->show_status = !o->quiet && isatty(STDERR_FILENO);
+    /* with the status line (a terminal): where other shells send marks */
+    if (r->private_dir[0] && r->have_fifo && r->show_status)
+        fprintf(stderr, "%s: marks FIFO: %s (from other shells: flinch mark --fifo %s LABEL)\n",
+                diag_prog(), r->fifo_path, r->fifo_path);
     r->start_ns = mono_ns();
     write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */
     if (r->have_cgroup)

@@ -78,6 +78,7 @@ struct recorder {
     int64_t start_ns;
     int64_t next_status_ns;
     char last_power[TRACE_CELL_MAX + 16];
+    char last_mark[MARK_LABEL_MAX + 1]; /* the status line's last mark (last_mark_lock in recorder.c) */
     char header[CSV_ROW_MAX];
     struct live_hub hub;     /* --live / --metrics: fed a copy of every row */
     struct ticker tk;        /* the schedule (run_loop, then the linger) */

@@ -30,6 +30,28 @@ size_t live_line_format(char *buf, size_t cap, const char *name, long nth, const
     return (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+size_t live_status_format(char *buf, size_t cap, const char *prog, double seconds, long long rows,
+                          int gpu, const char *power, const char *fifo, const char *last_mark)
+{
+    int n;
+    if (gpu < 0)
+        n = snprintf(buf, cap, "%s: %.1f s, %lld rows, no GPU yet (--gpu auto)", prog, seconds, rows);
+    else
+        n = snprintf(buf, cap, "%s: %.1f s, %lld rows, GPU %d power %s", prog, seconds, rows, gpu,
+                     power && *power ? power : "not read yet");
+    if (n < 0 || (size_t)n >= cap)
+        return n < 0 ? 0 : cap - 1;
+    if (!fifo || !*fifo)
+        n += snprintf(buf + n, cap - (size_t)n, "; no marks FIFO");
+    else if (!last_mark || !*last_mark)
+        n += snprintf(buf + n, cap - (size_t)n, "; marks %s, no mark yet", fifo);
+    else if (strlen(last_mark) > 40)
+        n += snprintf(buf + n, cap - (size_t)n, "; marks %s, last '%.37s...'", fifo, last_mark);
+    else
+        n += snprintf(buf + n, cap - (size_t)n, "; marks %s, last '%s'", fifo, last_mark);
+    return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
 /* The hub flushes each line as it prints it, and a failed flush only sets
  * the stream's error flag: the one report, at the end, is here. */
 int live_lines_check(FILE *out)

@@ -26,7 +26,7 @@ void report_cgroup_text(FILE *out, const struct analysis *a, long wi)
     if (cgroup_throttled(s, w->t_start_ns, w->t_end_ns, &ms, &periods) != 0)
         return;
     fprintf(out, "  cgroup %s: cpu.max %s, CPU throttled %.1f ms in %.0f period%s", s->path,
-            s->cpu_max[0] ? s->cpu_max : "?", ms, periods, periods == 1 ? "" : "s");
+            s->cpu_max[0] ? s->cpu_max : "not recorded", ms, periods, periods == 1 ? "" : "s");
     if (isfinite(s->period_ms))
         fprintf(out, " (edges +-%.0f ms)", s->period_ms);
     if (ms > 0 && w->bd.valid && w->bd.ms[CLASS_WAITING] > 0)

@@ -28,12 +28,16 @@ static double total(const struct pcie_traffic *p)
     return (isnan(p->tx_bytes) ? 0 : p->tx_bytes) + (isnan(p->rx_bytes) ? 0 : p->rx_bytes);
 }
 
-/* Without verbose, a window that moved no byte and has no note gets no
- * line (nothing to say), nor does a copies line with no copy time. */
+/* Under half a megabyte: prints as 0.000 GB. */
+#define PCIE_NOTHING_BYTES 0.5e6
+
+/* Without verbose, a window that moved nothing (0.000 GB both ways) and
+ * has no note gets no line, nor does a copies line with no copy time and
+ * nothing moved while waiting: such lines say nothing about this trace. */
 void report_pcie_text(FILE *out, const struct window *w, int verbose)
 {
     const struct pcie_traffic *p = &w->pcie;
-    if (!known(p) || (!verbose && total(p) == 0 && !p->notes))
+    if (!known(p) || (!verbose && total(p) < PCIE_NOTHING_BYTES && !p->notes))
         return;
     fprintf(out, "  pcie: to host %.3f GB, from host %.3f GB, mean %.3f GB/s", p->tx_bytes / 1e9,
             p->rx_bytes / 1e9, total(p) / 1e9 / w->duration_s);
@@ -45,7 +49,7 @@ void report_pcie_text(FILE *out, const struct window *w, int verbose)
         fputs("; 32-bit counters read less often than they can wrap: whole 4 GiB wraps may be missing", out);
     fputc('\n', out);
     if (isfinite(p->copy_ms) && w->bd.valid && w->bd.ms[CLASS_WAITING] > 0 &&
-        (verbose || p->copy_ms >= 0.05))
+        (verbose || p->copy_ms >= 0.05 || p->waiting_bytes >= PCIE_NOTHING_BYTES))
         fprintf(out, "  waiting on host<->GPU copies: %.1f of %.1f ms waiting (%.3f GB moved while "
                 "waiting)\n", p->copy_ms, w->bd.ms[CLASS_WAITING], p->waiting_bytes / 1e9);
 }

@@ -12,6 +12,50 @@
 #define TEXT_THREADS 2   /* threads named per class in the text line */
 #define TEXT_SEGMENTS 6  /* host-cpu and waiting segments listed under it */
 
+/* Threads of one name in one state (and, off-CPU, in the same call) read
+ * as one entry: "sleep in clock_nanosleep 100% (2 threads)", not "sleep in
+ * clock_nanosleep 91%, sleep in clock_nanosleep 9%". */
+struct merged {
+    const struct waiting_thread *first;
+    double ms;
+    int count;
+};
+
+static int same_entry(const struct waiting_class *wc, const struct waiting_thread *a,
+                      const struct waiting_thread *b)
+{
+    return strcmp(a->name, b->name) == 0 && (wc->cls == TC_RUNNING || strcmp(a->detail, b->detail) == 0);
+}
+
+/* The TEXT_THREADS largest merged entries of wc into m, largest first; how many. */
+static int merge_threads(const struct waiting_class *wc, struct merged *m)
+{
+    int n = 0;
+    for (int t = 0; t < wc->nthreads; t++) {
+        const struct waiting_thread *th = &wc->threads[t];
+        int seen = 0;
+        for (int k = 0; k < t && !seen; k++)
+            seen = same_entry(wc, &wc->threads[k], th);
+        if (seen)
+            continue;
+        struct merged e = { th, 0, 0 };
+        for (int k = t; k < wc->nthreads; k++)
+            if (same_entry(wc, &wc->threads[k], th)) {
+                e.ms += wc->threads[k].ms;
+                e.count++;
+            }
+        int at = n < TEXT_THREADS ? n++ : TEXT_THREADS;    /* insertion, largest first */
+        while (at > 0 && m[at - 1].ms < e.ms) {
+            if (at < TEXT_THREADS)
+                m[at] = m[at - 1];
+            at--;
+        }
+        if (at < TEXT_THREADS)
+            m[at] = e;
+    }
+    return n;
+}
+
 void report_waiting_text(FILE *out, const struct analysis *a, long wi)
 {
     const struct waiting_on *w = a->waiting;
@@ -26,15 +70,19 @@ void report_waiting_text(FILE *out, const struct analysis *a, long wi)
     for (int c = 0; c < ww->nclass; c++) {
         const struct waiting_class *wc = &ww->cls[c];
         fprintf(out, "%s %s %.0f ms:", c ? ";" : "", thread_class_name(wc->cls), wc->thread_ms);
-        for (int t = 0; t < wc->nthreads && t < TEXT_THREADS; t++) {
-            fprintf(out, "%s %s", t ? "," : "", wc->threads[t].name);
+        struct merged m[TEXT_THREADS];
+        int shown = merge_threads(wc, m), left = wc->nthreads;
+        for (int t = 0; t < shown; t++) {
+            fprintf(out, "%s %s", t ? "," : "", m[t].first->name);
             if (wc->cls != TC_RUNNING)
-                fprintf(out, " in %s", wc->threads[t].detail);
-            fprintf(out, " %.0f%%", window_ms > 0 ? 100.0 * wc->threads[t].ms / window_ms : 0);
+                fprintf(out, " in %s", m[t].first->detail);
+            fprintf(out, " %.0f%%", window_ms > 0 ? 100.0 * m[t].ms / window_ms : 0);
+            if (m[t].count > 1)
+                fprintf(out, " (%d threads together)", m[t].count);
+            left -= m[t].count;
         }
-        if (wc->nthreads > TEXT_THREADS)
-            fprintf(out, " and %d more thread%s", wc->nthreads - TEXT_THREADS,
-                    wc->nthreads - TEXT_THREADS > 1 ? "s" : "");
+        if (left > 0)
+            fprintf(out, " and %d more thread%s", left, left > 1 ? "s" : "");
     }
     fputc('\n', out);
     const struct window *win = &a->windows[wi];

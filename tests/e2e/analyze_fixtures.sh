@@ -36,8 +36,8 @@ out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end
 expect_eq "flinch trace: exact text report" "$out" "$(cat "$FX/flinch_windows.expected")"
 out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token --windows)
 expect_eq "flinch trace: --windows table" "$out" "$(cat "$FX/flinch_windows.table.expected")"
-expect_match "table: waiting window" '^     2      1\.500     0\.500000      30\.000 .* waiting +-$' "$out"
-expect_match "table: host-cpu window" '^     3 .* 30\.0       6    100\.0        0\.0      500\.0        0\.0 host-cpu +-$' "$out"
+expect_match "table: waiting window" '^     2      1\.500     0\.500000      30\.000 .* waiting +medium +none +power 60 W = idle 60 W \+ 0% of the busy range$' "$out"
+expect_match "table: host-cpu window" '^     3 .* 30\.0       6    100\.0        0\.0      500\.0        0\.0 host-cpu +medium +none +power 60 W' "$out"
 expect_match "table: segments line" '^       segments: host-cpu 0-500 ms \(edges \+-50\.0 ms\)$' "$out"
 out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token --format csv)
 expect_eq "flinch trace: --format csv" "$out" "$(cat "$FX/flinch_windows.csv.expected")"
@@ -57,11 +57,12 @@ fi
 
 # Overridden levels and thresholds change the verdict.
 out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token --windows --proc-busy-cores 2)
-expect_match "--proc-busy-cores 2: window 3 is waiting" ' 3 .* waiting +-$' "$out"
+expect_match "--proc-busy-cores 2: window 3 is waiting" '^     3 .* waiting +medium +none ' "$out"
+expect_match "--proc-busy-cores 2: window 3's answer line" '^window 3 infer_start -> first_token  0\.500 s  waiting  \(' "$out"
 # 60 W at 30 % of a 30..130 W range is no opinion by itself; utilization
 # 0 % and the GpuIdle reason still say idle: window 2 stays waiting.
 out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token --idle-w 30 --busy-w 130 --windows)
-expect_match "--idle-w/--busy-w: window 2 at 30 % stays waiting" ' 2 .* waiting +-$' "$out"
+expect_match "--idle-w/--busy-w: window 2 at 30 % stays waiting" '^     2 .* waiting +medium +none +power 60 W = idle 30 W \+ 30% of the busy range$' "$out"
 expect_match "--idle-w/--busy-w: levels line" '^levels gpu 0: idle 30\.0 W, busy 130\.0 W \(--idle-w\)$' "$out"
 out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token --idle-window begin first_token)
 expect_match "--idle-window: idle level from its mean power" '^levels gpu 0: idle 60\.0 W, busy 660\.0 W \(--idle-window\)$' "$out"

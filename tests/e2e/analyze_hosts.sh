@@ -12,8 +12,8 @@ out=$("$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb.csv --start n
         --end nodea:first_token --windows)
 expect_eq "two hosts: exit 0" "$?" 0
 expect_match "two hosts: nodeb's offset is 5 s less" '^host nodeb: t_wall_ns - t_mono_ns = 1789999995000000000 ns' "$out"
-expect_match "two hosts: compute window doubled" '^     1      0\.500     0\.500000     660\.000 .* compute +-$' "$out"
-expect_match "two hosts: waiting window doubled" '^     2 .*      60\.000 .* waiting +-$' "$out"
+expect_match "two hosts: compute window doubled" '^     1      0\.500     0\.500000     660\.000 .* compute +medium +none +power 660 W = idle 60 W \+ 100% of the busy range \(gpu 0\)$' "$out"
+expect_match "two hosts: waiting window doubled" '^     2 .*      60\.000 .* waiting +medium +none +power 60 W' "$out"
 expect_match "two hosts: levels per host" '^levels nodeb gpu 0: idle 60\.0 W, busy 660\.0 W' "$out"
 out=$("$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb.csv --start nodea:infer_start \
         --end nodea:first_token)

@@ -117,8 +117,9 @@ expect_eq "straggler: per-GPU segments" "$(echo "$out" | grep '^    segments:' |
   " segments: compute 0-400 ms, then waiting 400-724 ms| segments: compute 0-400 ms, then waiting 400-724 ms| segments: compute 0-700 ms, then waiting 700-724 ms| segments: compute 0-400 ms, then waiting 400-724 ms|"
 expect_match "straggler: named in the evidence" \
   '; gpus: gpu 2 computes 700 ms, the others 400 ms at most and wait \(a straggler\)' "$out"
-expect_match "straggler: summary pattern" '^verdict=compute  of 1 window: 1 mostly compute; waiting adds a median 24 ms .*; gpus: 1 a straggler' \
-  "$(an s.csv --windows)"
+expect_match "straggler: summary pattern (JSON; the text gives one window no second verdict)" \
+  '"verdict":"compute","evidence":"of 1 window: 1 mostly compute; waiting adds a median 24 ms .*; gpus: 1 a straggler' \
+  "$(an s.csv --format json | grep -o '"summary":.*')"
 
 # 5. GPU idle, the traced server asleep, unrelated load on half the host's
 # CPUs (host_cpu_busy_pct 50 on every row): waiting, not host-cpu. Then

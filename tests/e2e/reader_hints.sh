@@ -1,8 +1,8 @@
 # reader_hints.sh — issue 9, items 16-18: first-time use. plot and export
 # say why no windows are drawn when the default labels are absent; with
-# several windows the original's three lines are followed by a line saying
-# they are window 1 of N; the --windows table shows each window's flags,
-# and an inconclusive window's reason.
+# several windows the original's three lines are followed by window 1's
+# answer line and a line saying it is window 1 of N; the --windows table
+# shows each window's flags, and an inconclusive window's reason.
 . "$ROOT/tests/lib.sh"
 FX="$ROOT/tests/fixtures"
 sed 's/infer_start/req_a/; s/first_token/req_b/' "$FX/original_10col.csv" >other.csv
@@ -25,8 +25,9 @@ out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end
 expect_eq "several windows: the first three lines as the fixture's" "$(printf '%s\n' "$out" | head -3)" \
   "$(head -3 "$FX/flinch_windows.expected")"
 expect_match "several windows: they start like the original's" '^duration_s=0\.500000$' "$(printf '%s\n' "$out" | head -1)"
-expect_eq "several windows: line 4 says window 1 of N" "$(printf '%s\n' "$out" | sed -n 4p)" \
-  "(the three lines above are window 1 of 3; --windows lists every window)"
+expect_eq "several windows: line 4 answers for window 1, line 5 says it is 1 of N" "$(printf '%s\n' "$out" | sed -n 4,5p)" \
+  "window 1 infer_start -> first_token  0.500 s  compute  (edges +-50 ms, confidence medium: edges +-50 ms are 10% of the 500 ms window)
+(window 1 of 3; --windows gives every window its answer line)"
 out=$("$FLINCH" analyze --csv "$FX/original_10col.csv" --start infer_start --end first_token)
 check "one window: no such line" sh -c "! printf '%s\n' \"\$1\" | grep -q 'window 1 of'" _ "$out"
 
@@ -34,9 +35,11 @@ check "one window: no such line" sh -c "! printf '%s\n' \"\$1\" | grep -q 'windo
 H='t_mono_ns,t_wall_ns,row_type,label,gpu_power_W,gpu_util_pct,gpu_mem_util_pct,gpu_sm_clock_MHz,gpu_temp_C,rapl_energy_uj'
 printf '%s\n1000000000,0,SAMPLE,,60,0,,,,\n1100000000,0,SAMPLE,,600,90,,,,\n1020000000,0,MARK,infer_start,,,,,,\n1030000000,0,MARK,first_token,,,,,,\n1200000000,0,SAMPLE,,60,0,,,,\n' "$H" >short_window.csv
 out=$("$FLINCH" analyze --csv short_window.csv --start infer_start --end first_token --windows)
-expect_match "table header has flags" '^window .* verdict +flags$' "$out"
+expect_match "table header has flags" '^window .* verdict +confidence +flags +reason$' "$out"
 expect_match "inconclusive window: flags and reason in its row" \
-  '^     1 .* inconclusive +few-samples  \(fewer than two samples in the window' "$out"
+  '^     1 .* inconclusive +none +few-samples  fewer than two samples in the window$' "$out"
+expect_eq "inconclusive window: its answer line" "$(printf '%s\n' "$out" | sed -n 4p)" \
+  "window 1 infer_start -> first_token  0.010 s  inconclusive: fewer than two samples in the window  (edges +-50 ms, confidence none)"
 # two hosts, the second's wall clock 1000 s ahead: its GPU has no readings
 # in the window; the headline says so instead of counting it silently
 python3 - "$FX/host_b.csv" skew_b.csv <<'PY'

@@ -68,7 +68,9 @@ expect_eq "--linger-ms 0: the last window is near-end" "$(win z.csv 4 flags)" "n
 expect_eq "--linger-ms 0: the first window is not" "$(win z.csv 1 flags)" ""
 expect_eq "--linger-ms 0: near-end is not inconclusive" "$(win z.csv 4 verdict)" "compute"
 out=$("$FLINCH" analyze --csv z.csv --start a --end b --idle-w 75 --busy-w 612 --windows)
-expect_match "--linger-ms 0: near-end in the text flags column" ' compute +near-end$' "$out"
+expect_match "--linger-ms 0: near-end in the text flags column" ' compute +medium +near-end +power ' "$out"
+expect_match "--linger-ms 0: near-end lowers the confidence" \
+  '^window 4 a -> b  [0-9.]+ s  compute.*confidence medium: (.*; )?near-end: the trace stopped before the energy counter updated after an edge(;.*)?\)$' "$out"
 expect_match "--linger-ms 0: the evidence says why" \
   'near-end: the trace stopped before the energy counter updated 3 times after an edge' \
   "$("$FLINCH" analyze --csv z.csv --start a --end b --format csv)"

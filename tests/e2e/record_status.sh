@@ -14,9 +14,9 @@ status() { # SIM OUT: the last status line
 }
 line=$(status "$SIM" s.csv)
 expect_match "status line: instantaneous power (612 W), as the last row's gpu_power_instant_W" \
-  "^flinch record: [0-9.]+ s, [0-9]+ rows, GPU 0 power $(grep ',SAMPLE,' s.csv | tail -n 1 | cut -d, -f13) W$" "$line"
-check "status line: the burst's 612 W, not the lagging average" [ "${line##* power }" = "612.000 W" ]
+  "^flinch record: [0-9.]+ s, [0-9]+ rows, GPU 0 power $(grep ',SAMPLE,' s.csv | tail -n 1 | cut -d, -f13) W; no marks FIFO$" "$line"
+check "status line: the burst's 612 W, not the lagging average" [ "${line##* power }" = "612.000 W; no marks FIFO" ]
 line=$(status "$BUILD/sim-legacy/libnvidia-ml.so.1" l.csv)
 expect_match "status line without instantaneous power: the average, marked" \
-  "^flinch record: [0-9.]+ s, [0-9]+ rows, GPU 0 power $(grep ',SAMPLE,' l.csv | tail -n 1 | cut -d, -f5) W \(1 s avg\)$" "$line"
+  "^flinch record: [0-9.]+ s, [0-9]+ rows, GPU 0 power $(grep ',SAMPLE,' l.csv | tail -n 1 | cut -d, -f5) W \(1 s avg\); no marks FIFO$" "$line"
 done_testing
