@@ -15,7 +15,7 @@ _flinch_options()   # _flinch_options FLINCH COMMAND: its options, one per line
         # up to the first two spaces
         printf -v "$key" '%s' "$("$1" "$2" --help 2>/dev/null | grep -E '^ {1,8}-' |
             sed -E 's/^ +//; s/  .*//' | grep -oE -- '(^|[ ,])--?[A-Za-z][-A-Za-z0-9]*' |
-            tr -d ' ,' | sort -u)"
+            tr -d ' ,' | LC_ALL=C sort -u)"
     fi
     printf '%s\n' "${!key}"
 }

@@ -8,11 +8,11 @@
 case $1 in
   help)
     "$2" "$3" --help 2>/dev/null | grep -E '^ {1,8}-' | sed -E 's/^ +//; s/  .*//' |
-      grep -oE -- '(^|[ ,])--?[A-Za-z][-A-Za-z0-9]*' | tr -d ' ,' | sort -u ;;
+      grep -oE -- '(^|[ ,])--?[A-Za-z][-A-Za-z0-9]*' | tr -d ' ,' | LC_ALL=C sort -u ;;
   man)
     awk '/^\.SH/ { in_opts = ($0 ~ /^\.SH "?OPTIONS"?$/); next }
          in_opts && tag { print; tag = 0; next }
          in_opts && /^\.TP/ { tag = 1 }' "$2" |
-      sed 's/\\-/-/g' | grep -oE -- '\\fB--?[A-Za-z][-A-Za-z0-9]*' | sed 's/^\\fB//' | sort -u ;;
+      sed 's/\\-/-/g' | grep -oE -- '\\fB--?[A-Za-z][-A-Za-z0-9]*' | sed 's/^\\fB//' | LC_ALL=C sort -u ;;
   *) echo "usage: options.sh help FLINCH CMD | man PAGE" >&2; exit 2 ;;
 esac

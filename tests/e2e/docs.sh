@@ -39,9 +39,15 @@ for c in record mark analyze plot export; do
   m=$(sh "$ROOT/tests/docs/options.sh" man "$ROOT/man/flinch-$c.1")
   check "flinch $c --help lists options ($(echo $h | wc -w))" test "$(echo $h | wc -w)" -gt 2
   expect_eq "every option of 'flinch $c --help' is in flinch-$c(1)'s OPTIONS" \
-    "$(comm -23 <(echo "$h") <(echo "$m") | tr '\n' ' ')" ""
+    "$(LC_ALL=C comm -23 <(echo "$h") <(echo "$m") | tr '\n' ' ')" ""
   expect_eq "every option in flinch-$c(1)'s OPTIONS is in 'flinch $c --help'" \
-    "$(comm -13 <(echo "$h") <(echo "$m") | tr '\n' ' ')" ""
+    "$(LC_ALL=C comm -13 <(echo "$h") <(echo "$m") | tr '\n' ' ')" ""
+done
+
+h=$(sh "$ROOT/tests/docs/options.sh" man "$ROOT/man/flinch.1" | tr '\n' ' ')
+expect_eq "flinch(1)'s OPTIONS" "$h" "--help --version -h "
+for o in $h; do
+  check "flinch $o works" sh -c "'$FLINCH' $o >/dev/null"
 done
 
 # 3. the example outputs are the program's (run 'make docs' after changing an output)
@@ -89,7 +95,7 @@ expect_eq "flinch help alone: the usage" "$("$FLINCH" help)" "$("$FLINCH" --help
 
 # 5. bash completion
 complete_words() {   # complete_words WORD...: what completing the last word offers
-  bash -c '. "$1/completion/flinch.bash"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _flinch; printf "%s\n" "${COMPREPLY[@]}" | sort' _ "$ROOT" "$@"
+  bash -c '. "$1/completion/flinch.bash"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _flinch; printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort' _ "$ROOT" "$@"
 }
 expect_eq "completion: commands" "$(complete_words "$FLINCH" "" | tr '\n' ' ')" \
   "--help --version analyze export help mark plot record "
