@@ -25,6 +25,8 @@ failed_names=""
 #   record_shutdown  four writers flood the FIFO while the recorder stops
 #   record_linger    compares energy-counter windows' +- across one recording
 #   record_parallel  8 GPUs read at once, the 8 stamps of a tick together
+#   record_64gpus    64 GPUs every 10 ms; a 200 ms window on real time judged
+#                    per GPU (failed once beside another recording)
 #   record_basic     exact sample count of a timed recording (late_ns)
 #   record_stamps    stamps from CLOCK_MONOTONIC against the recorder's clock
 #   gpu_calls        driver calls per tick counted against the samples' span
@@ -37,7 +39,7 @@ failed_names=""
 #   metrics_fds      the server thread's CPU time under EMFILE
 #   python_helper    a demo's two 724 ms windows within 30 ms on real time
 SERIAL_TESTS="cpu_starved soak_short faults metrics_counts record_shutdown
-  record_linger record_parallel record_basic record_stamps gpu_calls proc_util
+  record_linger record_parallel record_64gpus record_basic record_stamps gpu_calls proc_util
   mark record_cmd answer analyze_sim metrics metrics_fds python_helper"
 
 JOBS=${JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
