@@ -1,8 +1,12 @@
-/* trace_row.c — cell formats of a trace row; see trace_row.h. */
+/* trace_row.c — cell formats of a trace row; see trace_row.h. The numbers
+ * go through num_format.h (snprintf's text without its cost per cell). */
 #include <stdio.h>
 #include <string.h>
 
+#include "num_format.h"
 #include "trace_row.h"
+
+_Static_assert(TRACE_CELL_MAX >= 26, "a cell holds num_format_milli's longest text");
 
 void trace_row_init(struct trace_row *r, int ncols, int64_t mono, int64_t wall, const char *type)
 {
@@ -12,7 +16,9 @@ void trace_row_init(struct trace_row *r, int ncols, int64_t mono, int64_t wall, 
     memset(r->set, 0, sizeof r->set);
     trace_row_int(r, COL_T_MONO_NS, mono);
     trace_row_int(r, COL_T_WALL_NS, wall);
-    snprintf(r->text[COL_ROW_TYPE], TRACE_CELL_MAX, "%s", type);
+    size_t n = strnlen(type, TRACE_CELL_MAX - 1);    /* "SAMPLE", "MARK", "EVENT" */
+    memcpy(r->text[COL_ROW_TYPE], type, n);
+    r->text[COL_ROW_TYPE][n] = '\0';
     r->set[COL_ROW_TYPE] = 1;
 }
 
@@ -28,31 +34,31 @@ void trace_row_attrs(struct trace_row *r, const struct mark_attrs *a)
 
 void trace_row_int(struct trace_row *r, int col, long long v)
 {
-    snprintf(r->text[col], TRACE_CELL_MAX, "%lld", v);
+    num_format_i64(r->text[col], v);
     r->set[col] = 1;
 }
 
 void trace_row_uint(struct trace_row *r, int col, unsigned long long v)
 {
-    snprintf(r->text[col], TRACE_CELL_MAX, "%llu", v);
+    num_format_u64(r->text[col], v);
     r->set[col] = 1;
 }
 
 void trace_row_milli(struct trace_row *r, int col, unsigned long long milli)
 {
-    snprintf(r->text[col], TRACE_CELL_MAX, "%llu.%03llu", milli / 1000, milli % 1000);
+    num_format_milli(r->text[col], milli);
     r->set[col] = 1;
 }
 
 void trace_row_hex64(struct trace_row *r, int col, unsigned long long v)
 {
-    snprintf(r->text[col], TRACE_CELL_MAX, "0x%016llx", v);
+    num_format_hex64(r->text[col], v);
     r->set[col] = 1;
 }
 
 void trace_row_pct1(struct trace_row *r, int col, double pct)
 {
-    snprintf(r->text[col], TRACE_CELL_MAX, "%.1f", pct);
+    num_format_fixed1(r->text[col], TRACE_CELL_MAX, pct);
     r->set[col] = 1;
 }
 

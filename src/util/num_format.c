@@ -1,0 +1,101 @@
+/* num_format.c — printf-free number text; see num_format.h. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "num_format.h"
+
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Writes V's decimal digits ending just before END; returns where they start. */
+static char *digits_before(char *end, unsigned long long v)
+{
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100);
+        v /= 100;
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * d, 2);
+    }
+    if (v >= 10) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * v, 2);
+    } else {
+        *--end = (char)('0' + v);
+    }
+    return end;
+}
+
+size_t num_format_u64(char *buf, unsigned long long v)
+{
+    char tmp[NUM_FORMAT_INT_MAX];
+    char *end = tmp + sizeof tmp;
+    char *s = digits_before(end, v);
+    size_t n = (size_t)(end - s);
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return n;
+}
+
+size_t num_format_i64(char *buf, long long v)
+{
+    if (v >= 0)
+        return num_format_u64(buf, (unsigned long long)v);
+    buf[0] = '-';
+    /* 0 - (unsigned)v: the magnitude, LLONG_MIN's included, without overflow */
+    return 1 + num_format_u64(buf + 1, 0ull - (unsigned long long)v);
+}
+
+size_t num_format_milli(char *buf, unsigned long long milli)
+{
+    size_t n = num_format_u64(buf, milli / 1000);
+    unsigned frac = (unsigned)(milli % 1000);
+    buf[n] = '.';
+    buf[n + 1] = (char)('0' + frac / 100);
+    memcpy(buf + n + 2, digit_pairs + 2 * (frac % 100), 2);
+    buf[n + 4] = '\0';
+    return n + 4;
+}
+
+size_t num_format_hex64(char *buf, unsigned long long v)
+{
+    static const char hex[] = "0123456789abcdef";
+    buf[0] = '0';
+    buf[1] = 'x';
+    for (int i = 17; i >= 2; i--, v >>= 4)
+        buf[i] = hex[v & 15];
+    buf[18] = '\0';
+    return 18;
+}
+
+/*
+ * "%.1f" rounds the exact binary value of V to one decimal, ties to even.
+ * Y = V * 10 in doubles may itself be rounded, by at most ulp(Y) / 2. For
+ * |Y| < 2^52 the distance D = Y - R to the nearest integer R is exact and a
+ * multiple of ulp(Y) that divides 0.5, so away from a tie |D| <= 0.5 -
+ * ulp(Y), and the product's own rounding cannot carry V * 10 past the half:
+ * R is snprintf's answer. Where Y lies exactly half way (the product's
+ * rounding then decides), and for NaN, infinities and large values, this
+ * asks snprintf itself.
+ */
+size_t num_format_fixed1(char *buf, size_t cap, double v)
+{
+    if (!(fabs(v) < 1e14) || cap < 24)
+        return (size_t)snprintf(buf, cap, "%.1f", v);
+    double y = v * 10.0;
+    double r = nearbyint(y);
+    double d = y - r;
+    if (d == 0.5 || d == -0.5)
+        return (size_t)snprintf(buf, cap, "%.1f", v);
+    unsigned long long q = (unsigned long long)fabs(r);
+    size_t n = 0;
+    if (signbit(v))
+        buf[n++] = '-';              /* "-0.0" for -0.04, as printf */
+    n += num_format_u64(buf + n, q / 10);
+    buf[n++] = '.';
+    buf[n++] = (char)('0' + q % 10);
+    buf[n] = '\0';
+    return n;
+}

@@ -1,0 +1,175 @@
+/* test_num_format.c — num_format's text equals snprintf's, byte for byte,
+ * over edge cases and hundreds of thousands of pseudo-random values of each format. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "num_format.h"
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t next_u64(void)
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;   /* xorshift64 */
+    return rng;
+}
+
+static int mismatches;
+
+static void same(const char *got, size_t got_len, const char *want, size_t want_len)
+{
+    if ((strcmp(got, want) != 0 || got_len != want_len) && mismatches++ < 10)
+        CHECK_STR(got, want);
+    if (got_len != want_len && mismatches < 10)
+        CHECK(got_len == want_len);
+}
+
+/* A value of 1..20 decimal digits, or a power of ten and its neighbours. */
+static unsigned long long some_u64(void)
+{
+    uint64_t r = next_u64();
+    switch (r % 4) {
+    case 0: return r >> (r % 64);
+    case 1: { unsigned long long p = 1; for (int i = (int)(r >> 8) % 20; i > 0; i--) p *= 10;
+              return p + (unsigned long long)((int)(r >> 16) % 3) - 1; }
+    case 2: return r % 1000000;
+    default: return r;
+    }
+}
+
+static void check_u64(unsigned long long v)
+{
+    char got[NUM_FORMAT_INT_MAX], want[64];
+    size_t g = num_format_u64(got, v);
+    int w = snprintf(want, sizeof want, "%llu", v);
+    same(got, g, want, (size_t)w);
+}
+
+static void check_i64(long long v)
+{
+    char got[NUM_FORMAT_INT_MAX], want[64];
+    size_t g = num_format_i64(got, v);
+    int w = snprintf(want, sizeof want, "%lld", v);
+    same(got, g, want, (size_t)w);
+}
+
+static void check_milli(unsigned long long v)
+{
+    char got[32], want[64];
+    size_t g = num_format_milli(got, v);
+    int w = snprintf(want, sizeof want, "%llu.%03llu", v / 1000, v % 1000);
+    same(got, g, want, (size_t)w);
+}
+
+static void check_hex(unsigned long long v)
+{
+    char got[32], want[64];
+    size_t g = num_format_hex64(got, v);
+    int w = snprintf(want, sizeof want, "0x%016llx", v);
+    same(got, g, want, (size_t)w);
+}
+
+/* In the trace's 32-byte cell, where a huge value is cut as snprintf cuts it. */
+static void check_fixed1(double v)
+{
+    char got[32], want[32];
+    memset(got, 'x', sizeof got);
+    size_t g = num_format_fixed1(got, sizeof got, v);
+    int w = snprintf(want, sizeof want, "%.1f", v);
+    same(got, g, want, (size_t)w);
+}
+
+static void test_integers(void)
+{
+    static const unsigned long long edges[] = { 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001,
+        4294967295ull, 4294967296ull, 9223372036854775807ull, 9223372036854775808ull,
+        18446744073709551615ull, 10000000000000000000ull, 9999999999999999999ull };
+    mismatches = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        check_u64(edges[i]);
+        check_i64((long long)edges[i]);
+        check_i64(-(long long)(edges[i] & LLONG_MAX));
+    }
+    check_i64(LLONG_MIN);
+    check_i64(LLONG_MAX);
+    check_i64(-1);
+    for (int i = 0; i < 300000; i++) {
+        unsigned long long v = some_u64();
+        check_u64(v);
+        check_i64((long long)v);
+    }
+    CHECK(mismatches == 0);
+}
+
+static void test_milli_hex(void)
+{
+    static const unsigned long long edges[] = { 0, 1, 9, 10, 99, 100, 999, 1000, 1001, 612000,
+        75000, 999999, 1000000, 18446744073709551615ull, 18446744073709551000ull };
+    mismatches = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        check_milli(edges[i]);
+        check_hex(edges[i]);
+    }
+    for (int i = 0; i < 200000; i++) {
+        unsigned long long v = some_u64();
+        check_milli(v);
+        check_hex(v);
+    }
+    CHECK(mismatches == 0);
+}
+
+static void test_fixed1_edges(void)
+{
+    static const double edges[] = { 0.0, -0.0, 0.04, -0.04, 0.05, -0.05, 0.05000000000000001,
+        0.25, 0.15, 0.35, 0.45, 0.95, -0.95, 0.9499999999999999, 0.95000000000000007,
+        1.25, 2.25, 99.95, 99.949999999999989, 100.0, 100.05, 12.3456, -12.3456, 0.5,
+        1.5, 2.5, DBL_MIN, -DBL_MIN, 4.9e-324, DBL_MAX, -DBL_MAX, 1e13, 99999999999999.95,
+        99999999999999.94, 1e14, -1e14, 1e15, 4503599627370495.5, 4503599627370496.0,
+        1e16, 1e22, 1e300, -1e300, 9007199254740993.0, 0.1, 0.2, 0.3, 1.05, 1.15, 1e-7 };
+    mismatches = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        check_fixed1(edges[i]);
+    check_fixed1(NAN);
+    check_fixed1(-NAN);
+    check_fixed1(INFINITY);
+    check_fixed1(-INFINITY);
+    /* every "k.k5" and its two neighbouring doubles, up to 30,000 */
+    for (int k = -300000; k <= 300000; k++) {
+        double t = (k + 0.5) / 10;
+        check_fixed1(t);
+        check_fixed1(nextafter(t, INFINITY));
+        check_fixed1(nextafter(t, -INFINITY));
+    }
+    /* exact ties: multiples of 1/20 that are dyadic (x.25, x.75) */
+    for (int k = -100000; k <= 100000; k++)
+        check_fixed1(k * 0.25);
+    CHECK(mismatches == 0);
+}
+
+static void test_fixed1_random(void)
+{
+    mismatches = 0;
+    for (int i = 0; i < 400000; i++) {
+        uint64_t r = next_u64();
+        double v;
+        switch (r % 4) {
+        case 0: v = (double)(r >> 11) / 9007199254740992.0 * 100.0; break;  /* a percentage */
+        case 1: { uint64_t bits = next_u64(); memcpy(&v, &bits, sizeof v); break; } /* any double */
+        case 2: v = ldexp((double)(r >> 11), (int)((r >> 3) % 110) - 100); break;
+        default: v = ((double)(int64_t)r) / 1e6; break;
+        }
+        check_fixed1(v);
+        check_fixed1(-v);
+    }
+    CHECK(mismatches == 0);
+}
+
+int main(void)
+{
+    run_test("num_format integers equal %llu and %lld", test_integers);
+    run_test("num_format milli and hex equal %llu.%03llu and 0x%016llx", test_milli_hex);
+    run_test("num_format %.1f edges: ties, neighbours, -0.0, NaN, inf, huge", test_fixed1_edges);
+    run_test("num_format %.1f on random doubles", test_fixed1_random);
+    return check_exit_status();
+}
