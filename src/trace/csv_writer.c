@@ -11,14 +11,27 @@
 #include "diag.h"
 #include "trace_append.h"
 
+/* The bytes that make a cell need quotes wherever they are. */
+static const unsigned char quote_anywhere[256] = { [','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1 };
+
+/* One pass over CELL: its length, and whether it needs quotes (a byte of
+ * quote_anywhere, or a space or tab at either end). */
+static size_t scan_cell(const char *cell, int *needs_quotes)
+{
+    unsigned special = 0;
+    size_t n = 0;
+    for (; cell[n]; n++)
+        special |= quote_anywhere[(unsigned char)cell[n]];
+    *needs_quotes = n > 0 && (special || cell[0] == ' ' || cell[0] == '\t' ||
+                              cell[n - 1] == ' ' || cell[n - 1] == '\t');
+    return n;
+}
+
 int csv_cell_needs_quotes(const char *cell)
 {
-    size_t n = strlen(cell);
-    if (n == 0)
-        return 0;
-    if (cell[0] == ' ' || cell[0] == '\t' || cell[n - 1] == ' ' || cell[n - 1] == '\t')
-        return 1;
-    return strpbrk(cell, ",\"\r\n") != NULL;
+    int q;
+    scan_cell(cell, &q);
+    return q;
 }
 
 size_t csv_format_row(char *buf, size_t cap, const char *const *cells, int ncells)
@@ -26,6 +39,9 @@ size_t csv_format_row(char *buf, size_t cap, const char *const *cells, int ncell
     return csv_format_row_quoting(buf, cap, cells, ncells, -1);
 }
 
+/* A cell without quotes is copied whole; one with quotes byte by byte,
+ * doubling its '"'. The room checks are the same either way: every byte
+ * written needs one more free after it for the row's newline. */
 size_t csv_format_row_quoting(char *buf, size_t cap, const char *const *cells, int ncells,
                               int always_quote)
 {
@@ -39,12 +55,20 @@ size_t csv_format_row_quoting(char *buf, size_t cap, const char *const *cells, i
         const char *c = cells[i];
         if (!c)
             continue;
-        int quote = (i == always_quote && *c) || csv_cell_needs_quotes(c);
-        if (quote) {
-            if (len + 1 >= cap)
+        int quote;
+        size_t n = scan_cell(c, &quote);
+        if (i == always_quote && n > 0)
+            quote = 1;
+        if (!quote) {
+            if (n > 0 && len + n + 1 >= cap)
                 return 0;
-            buf[len++] = '"';
+            memcpy(buf + len, c, n);
+            len += n;
+            continue;
         }
+        if (len + 1 >= cap)
+            return 0;
+        buf[len++] = '"';
         for (; *c; c++) {
             if (len + 2 >= cap)
                 return 0;
@@ -52,11 +76,9 @@ size_t csv_format_row_quoting(char *buf, size_t cap, const char *const *cells, i
                 buf[len++] = '"';
             buf[len++] = *c;
         }
-        if (quote) {
-            if (len + 1 >= cap)
-                return 0;
-            buf[len++] = '"';
-        }
+        if (len + 1 >= cap)
+            return 0;
+        buf[len++] = '"';
     }
     if (len + 1 >= cap)
         return 0;
