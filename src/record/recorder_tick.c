@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "clock.h"
 #include "diag.h"
@@ -66,17 +67,28 @@ static void sample_tick_cells(struct recorder *r, struct trace_row *base, int64_
 }
 
 
+/* VALUE then UNIT into the status line's power text; no snprintf, as this
+ * runs once per sample (a cell is < TRACE_CELL_MAX bytes, so both fit). */
+static void power_text(char *dst, const char *value, const char *unit)
+{
+    size_t n = strlen(value), u = strlen(unit);
+    memcpy(dst, value, n);
+    memcpy(dst + n, unit, u + 1);
+}
+
 /* The power the live status line shows: instantaneous where the GPU has
  * it (gpu_power_W is a 1 s trailing average on Ampere and newer: 464 W
  * while the GPU draws 612 W), else the average, marked as such. */
 static void note_power(struct recorder *r, const struct trace_row *row)
 {
+    _Static_assert(sizeof r->last_power >= TRACE_CELL_MAX + sizeof " W (1 s avg)" - 1,
+                   "last_power holds a cell and its unit");
     if (row->set[COL_GPU_POWER_INSTANT_W])
-        snprintf(r->last_power, sizeof r->last_power, "%s W", row->text[COL_GPU_POWER_INSTANT_W]);
+        power_text(r->last_power, row->text[COL_GPU_POWER_INSTANT_W], " W");
     else if (row->set[COL_GPU_POWER_W])
-        snprintf(r->last_power, sizeof r->last_power, "%s W (1 s avg)", row->text[COL_GPU_POWER_W]);
+        power_text(r->last_power, row->text[COL_GPU_POWER_W], " W (1 s avg)");
     else
-        snprintf(r->last_power, sizeof r->last_power, "-");
+        power_text(r->last_power, "", "-");
 }
 
 /* The thread sampler follows the tree this watcher finds (one tree
