@@ -25,6 +25,7 @@
 # A second table records 8 simulated GPUs (--gpu all) at 10 ms to measure
 # the cost of each additional GPU. The ideal interval is the nominal one. The original nvml_trace.py is timed
 # only when its NVML binding (pynvml) is importable, which needs a real GPU.
+# Last, bench/record_instructions.sh: instructions per sample under callgrind.
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
 bench_init "$1"
@@ -183,5 +184,11 @@ if python3 -c 'import pynvml' >/dev/null 2>&1; then
   echo "Original nvml_trace.py: pynvml is importable, but this script does not run the original against the simulator."
 else
   echo "Original nvml_trace.py: not measured (its NVML binding, pynvml, is not importable on this machine)."
+fi
+
+# Instructions per sample under callgrind (issue 25 §2); BENCH_CALLGRIND=0 skips it.
+if [ "${BENCH_CALLGRIND:-1}" != 0 ]; then
+  echo
+  sh bench/record_instructions.sh "$BUILD" || failed=1
 fi
 [ "$failed" = 0 ]
