@@ -4,11 +4,16 @@
 # skipped) and prints the union in us from t0 as "a-b,c-d" (touching
 # intervals joined), then " total=US count=N" (N: the kernels= or copies=
 # sum). Also prints "top NAME US" lines for B (names from N lines).
+# -v lo=NS -v hi=NS: only the part of each interval inside [lo, hi].
 function field(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
 { sub(/^\tcuda\t/, "") }
 $1 == "N" { name[field("pid") ":" field("id")] = $4; next }
 $1 == type && field("gpu") == gpu && (pid == "" || field("pid") == pid) {
-  n++; s[n] = (field("start") - t0) / 1000; e[n] = (field("end") - t0) / 1000
+  a0 = field("start"); b0 = field("end")
+  if (lo != "" && a0 < lo + 0) a0 = lo + 0
+  if (hi != "" && b0 > hi + 0) b0 = hi + 0
+  if (b0 <= a0 && (lo != "" || hi != "")) next
+  n++; s[n] = (a0 - t0) / 1000; e[n] = (b0 - t0) / 1000
   count += field("kernels") + field("copies")
   if (type == "B") {
     split(field("top"), tops, ",")
