@@ -67,7 +67,9 @@ static int64_t last_report_ns;
 static long long last_reported[5];
 
 static pthread_t flusher;
-static sem_t stop_sem;
+static sem_t wake_sem;                  /* the period's end, a low pool, or the stop */
+static atomic_int stopping;
+static atomic_int low_signalled;        /* a low-pool wake-up is pending */
 static int flusher_running;
 static pthread_mutex_t merge_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -159,9 +161,15 @@ static void on_buffer_request(uint8_t **buffer, size_t *size, size_t *max_record
     *max_records = 0;
     while (m) {
         int b = __builtin_ctzll((unsigned long long)m);
-        if (atomic_compare_exchange_weak(&free_mask, &m, m & ~((uint_fast64_t)1 << b))) {
+        uint_fast64_t left = m & ~((uint_fast64_t)1 << b);
+        if (atomic_compare_exchange_weak(&free_mask, &m, left)) {
             *buffer = pool + (size_t)b * BUF_BYTES;
             *size = BUF_BYTES;
+            /* a quarter of the pool left: the flush thread drains now, not
+             * at the period's end (one sem_post, once per drain) */
+            if (__builtin_popcountll((unsigned long long)left) < POOL_BUFS / 4 && flusher_running &&
+                !atomic_exchange(&low_signalled, 1))
+                sem_post(&wake_sem);
             return;
         }
     }
@@ -235,18 +243,20 @@ static void drain(int force_report)
 static void *flush_main(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "flinch-cupti");   /* seen in top, read by the bench */
     for (;;) {
         struct timespec dl;
         clock_gettime(CLOCK_REALTIME, &dl);
         dl.tv_nsec += (long)flush_ms * 1000000L;
         dl.tv_sec += dl.tv_nsec / 1000000000L;
         dl.tv_nsec %= 1000000000L;
-        if (sem_timedwait(&stop_sem, &dl) == 0)
+        int woken = sem_timedwait(&wake_sem, &dl) == 0;
+        if (atomic_load(&stopping) || atomic_load(&state) != ST_ON)
             return NULL;
-        if (atomic_load(&state) != ST_ON)
-            return NULL;
-        api.flush_all(0);
+        if (!woken)
+            api.flush_all(0);           /* the period's end; a low pool: drain what is complete */
         drain(0);
+        atomic_store(&low_signalled, 0);
     }
 }
 
@@ -258,7 +268,8 @@ static void at_exit(void)
     if (getpid() != my_pid || !atomic_compare_exchange_strong(&state, &expect, ST_OFF))
         return;
     if (flusher_running) {
-        sem_post(&stop_sem);
+        atomic_store(&stopping, 1);
+        sem_post(&wake_sem);
         pthread_join(flusher, NULL);
         flusher_running = 0;
     }
@@ -283,7 +294,7 @@ static int start_flusher(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_attr_t attr;
-    if (sem_init(&stop_sem, 0, 0) != 0 || pthread_attr_init(&attr) != 0)
+    if (sem_init(&wake_sem, 0, 0) != 0 || pthread_attr_init(&attr) != 0)
         return -1;
     pthread_attr_setstacksize(&attr, 256 * 1024);
     pthread_sigmask(SIG_SETMASK, &all, &old);

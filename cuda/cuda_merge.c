@@ -212,8 +212,24 @@ static void send_names(size_t lo, size_t hi)
     }
 }
 
-/* One B line for the kernels recs[lo..hi) whose union is [start, end). */
-static void busy_line(size_t lo, size_t hi, uint64_t start, uint64_t end)
+/* Up to GAPS_MAX gaps shorter than GROUP_GAP_NS go on one line: a GPU
+ * running short kernels with microsecond gaps would otherwise cost a line
+ * per kernel. */
+#define GAPS_MAX 24
+#define GAPS_BYTES 240                  /* the line stays within the channel's 591 bytes */
+#define GROUP_GAP_NS 1000000ULL
+
+/* One line's worth of union intervals: [start, end) minus its gaps. */
+struct group {
+    size_t first, count;                /* records recs[first..) of the wanted classes, how many */
+    uint64_t start, end, bytes, busy_since;
+    int ngaps;
+    char gaps[GAPS_MAX * 42 + 1];       /* ",BUSY:GAP" per gap, ns */
+    size_t glen;
+};
+
+/* " top=I:NS,... other=NS" for the kernels recs[lo..hi) into out. */
+static int top_names(size_t lo, size_t hi, char *out, size_t size)
 {
     size_t k = 0;
     for (size_t i = lo; i < hi; i++)
@@ -228,30 +244,53 @@ static void busy_line(size_t lo, size_t hi, uint64_t start, uint64_t end)
             scratch[m++] = scratch[i];
     }
     qsort(scratch, m, sizeof *scratch, cmp_ns_desc);
-    char line[LINE_MAX_BYTES];
-    int n = snprintf(line, sizeof line, "B pid=%lld gpu=%u start=%llu end=%llu kernels=%zu top=",
-                     my_pid, (unsigned)recs[lo].dev, (unsigned long long)start,
-                     (unsigned long long)end, k);
+    int n = snprintf(out, size, " top=");
     uint64_t other = 0;
     for (size_t i = 0; i < m; i++) {
         if (i < CUDA_MERGE_TOP)
-            n += snprintf(line + n, sizeof line - (size_t)n, "%s%u:%llu", i ? "," : "",
+            n += snprintf(out + n, size - (size_t)n, "%s%u:%llu", i ? "," : "",
                           (unsigned)scratch[i].name, (unsigned long long)scratch[i].ns);
         else
             other += scratch[i].ns;
     }
-    n += snprintf(line + n, sizeof line - (size_t)n, " other=%llu", (unsigned long long)other);
-    put(line, n);
+    n += snprintf(out + n, size - (size_t)n, " other=%llu", (unsigned long long)other);
+    return n;
+}
+
+static void group_line(const struct group *g, size_t hi, int want)
+{
+    char line[LINE_MAX_BYTES], tail[LINE_MAX_BYTES / 2] = "";
+    const char *gaps = g->glen ? g->gaps : "";
+    unsigned dev = (unsigned)recs[g->first].dev;
+    unsigned long long st = g->start, en = g->end;
+    if (want == (1 << CLS_KERNEL | 1 << CLS_COLLECTIVE)) {
+        top_names(g->first, hi, tail, sizeof tail);
+        put(line, snprintf(line, sizeof line, "B pid=%lld gpu=%u start=%llu end=%llu kernels=%zu%s%s%s",
+                           my_pid, dev, st, en, g->count, tail, g->glen ? " gaps=" : "",
+                           g->glen ? gaps + 1 : ""));
+    } else if (want == 1 << CLS_COLLECTIVE) {
+        put(line, snprintf(line, sizeof line, "C pid=%lld gpu=%u start=%llu end=%llu kernels=%zu%s%s",
+                           my_pid, dev, st, en, g->count, g->glen ? " gaps=" : "",
+                           g->glen ? gaps + 1 : ""));
+    } else {
+        put(line, snprintf(line, sizeof line, "X pid=%lld gpu=%u start=%llu end=%llu copies=%zu "
+                           "bytes=%llu%s%s", my_pid, dev, st, en, g->count,
+                           (unsigned long long)g->bytes, g->glen ? " gaps=" : "",
+                           g->glen ? gaps + 1 : ""));
+    }
 }
 
 /*
  * The union of the intervals of recs[lo..hi) (sorted by start) whose class
  * passes `want`: each maximal run of overlapping or touching intervals is
- * one line. Touching (next start == end) joins: there is no gap to report.
+ * one busy interval (touching joins: there is no gap), and consecutive busy
+ * intervals share a line while their gaps are short and few (GAPS_MAX,
+ * GROUP_GAP_NS), the gaps listed exactly.
  */
 static void sweep(size_t lo, size_t hi, int want)
 {
-    char line[LINE_MAX_BYTES];
+    struct group g;
+    int open = 0;
     size_t i = lo;
     while (i < hi) {
         if (!((want >> recs[i].cls) & 1)) {
@@ -270,17 +309,26 @@ static void sweep(size_t lo, size_t hi, int want)
             bytes += recs[i].bytes;
             count++;
         }
-        unsigned dev = (unsigned)recs[first].dev;
-        if (want == (1 << CLS_KERNEL | 1 << CLS_COLLECTIVE))
-            busy_line(first, i, start, end);
-        else if (want == 1 << CLS_COLLECTIVE)
-            put(line, snprintf(line, sizeof line, "C pid=%lld gpu=%u start=%llu end=%llu kernels=%zu",
-                               my_pid, dev, (unsigned long long)start, (unsigned long long)end, count));
-        else
-            put(line, snprintf(line, sizeof line, "X pid=%lld gpu=%u start=%llu end=%llu copies=%zu "
-                               "bytes=%llu", my_pid, dev, (unsigned long long)start,
-                               (unsigned long long)end, count, (unsigned long long)bytes));
+        if (open && (g.ngaps == GAPS_MAX || g.glen > GAPS_BYTES || start - g.end > GROUP_GAP_NS)) {
+            group_line(&g, first, want);
+            open = 0;
+        }
+        if (!open) {
+            g = (struct group){ .first = first, .start = start, .busy_since = start };
+            open = 1;
+        } else {
+            g.glen += (size_t)snprintf(g.gaps + g.glen, sizeof g.gaps - g.glen, ",%llu:%llu",
+                                       (unsigned long long)(g.end - g.busy_since),
+                                       (unsigned long long)(start - g.end));
+            g.ngaps++;
+            g.busy_since = start;
+        }
+        g.end = end;
+        g.count += count;
+        g.bytes += bytes;
     }
+    if (open)
+        group_line(&g, hi, want);
 }
 
 void cuda_merge_emit(void)

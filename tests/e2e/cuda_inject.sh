@@ -67,12 +67,18 @@ expect_eq "one S line (monotonic clock, version)" \
 expect_eq "GPU 0 busy: the kernel union, exact" "$($UNION -v type=B -v gpu=0 -v t0="$t0" "$T/lines" | head -1)" \
   "100-350,400-500,800-900,1000-1100 total=550 count=6"
 expect_eq "GPU 1 busy" "$($UNION -v type=B -v gpu=1 -v t0="$t0" "$T/lines" | head -1)" "100-110 total=10 count=1"
+u2=$($UNION -v type=B -v gpu=2 -v t0="$t0" "$T/lines" | head -1)
+expect_eq "GPU 2: 30 kernels with 1 us gaps, each gap kept" \
+  "$(echo "$u2" | tr ',' '\n' | wc -l | tr -d ' ') ${u2##* total=}" "30 60 count=30"
+expect_match "GPU 2: its first and last piece" "^2000-2002,2003-2005,.*,2087-2089 total" "$u2"
+expect_eq "GPU 2: gaps split over lines of at most 24" \
+  "$(grep '^B .* gpu=2 ' "$T/lines" | sed -n 's/.* gaps=\([^ ]*\).*/\1/p' | awk -F, '{ n++; if (NF > m) m = NF } END { print (n >= 2), m <= 24 }')" "1 1"
 expect_eq "collectives (C)" "$($UNION -v type=C -v gpu=0 -v t0="$t0" "$T/lines" | head -1)" "400-500 total=100 count=1"
 expect_eq "copies and memsets (X)" "$($UNION -v type=X -v gpu=0 -v t0="$t0" "$T/lines" | head -1)" "600-720 total=120 count=2"
 expect_eq "kernel time per name" "$($UNION -v type=B -v gpu=0 -v t0="$t0" "$T/lines" | sed -n 's/^top //p' | tr '\n' ';')" \
   "flash_fwd 150;graph_kernel 100;ncclDevKernel_AllReduce_Sum_f32_RING_LL 100;sgemm_kernel 250;"
 expect_eq "last counts: records, zero stamps" "$(grep '^D ' "$T/lines" | tail -1)" \
-  "D pid=$pid kernels=8 copies=2 dropped=0 zero_stamps=1 pool_empty=0 lines_lost=0"
+  "D pid=$pid kernels=38 copies=2 dropped=0 zero_stamps=1 pool_empty=0 lines_lost=0"
 expect_eq "CUPTI calls: timestamp before enable, no KERNEL kind, forced flush, finalize" \
   "$(grep -v '^flush 0$' "$T/log" | tr '\n' ';')" \
   "subscribe 0;timestamp;callbacks;enable 10;enable 1;enable 2;flush 1;finalize;"
@@ -113,7 +119,7 @@ expect_eq "CUPTI 14: off" "$(cat "$T/lines")" "O pid=$(pid_of) reason=version:14
 run FLINCH_CUPTI_LIB="$T/nonexistent.so" -- -
 expect_eq "no CUPTI: off" "$(cat "$T/lines")" "O pid=$(pid_of) reason=no_cupti subscriber=-"
 run SIM_CUPTI_DROPPED=5 -- "$SCN"
-expect_match "dropped records counted" "^D pid=$(pid_of) kernels=8 copies=2 dropped=5 " "$(grep '^D ' "$T/lines" | tail -1)"
+expect_match "dropped records counted" "^D pid=$(pid_of) kernels=38 copies=2 dropped=5 " "$(grep '^D ' "$T/lines" | tail -1)"
 run SIM_CUPTI_NO_TIMESTAMP=1 -- "$SCN"
 grep '^S ' "$T/lines" | grep -q 'clock=converted' && ok "no timestamp callback: stamps converted" || notok "no timestamp callback: stamps converted"
 # CLOCK_REALTIME stamps shifted onto CLOCK_MONOTONIC: lengths exact, place within 1 ms

@@ -22,12 +22,12 @@ expect_eq "GPU 0 busy: the kernel union, exact" "$($UNION -v type=B -v gpu=0 -v 
 expect_eq "GPU 1 busy" "$($UNION -v type=B -v gpu=1 -v t0="$t0" "$T/a.csv.kernels" | head -1)" "100-110 total=10 count=1"
 expect_eq "collectives" "$($UNION -v type=C -v gpu=0 -v t0="$t0" "$T/a.csv.kernels" | head -1)" "400-500 total=100 count=1"
 expect_eq "last counts" "$(grep '^D ' "$T/a.csv.kernels" | tail -1)" \
-  "D pid=$pid kernels=8 copies=2 dropped=0 zero_stamps=1 pool_empty=0 lines_lost=0"
+  "D pid=$pid kernels=38 copies=2 dropped=0 zero_stamps=1 pool_empty=0 lines_lost=0"
 expect_eq "no kernel line in the trace, no cuda_off" "$(grep -c 'cuda_off\|sgemm\|pid=' "$T/a.csv")" 0
 expect_eq "no warning" "$(cat "$T/err")" ""
 
 SIM_CUPTI_DROPPED=7 rec -o "$T/d.csv" --cuda -- "$APP" "$SCN" >/dev/null 2>&1
-expect_match "dropped records recorded" "^D pid=[0-9]+ kernels=8 copies=2 dropped=7 zero_stamps=1 " \
+expect_match "dropped records recorded" "^D pid=[0-9]+ kernels=38 copies=2 dropped=7 zero_stamps=1 " \
   "$(grep '^D ' "$T/d.csv.kernels" | tail -1)"
 
 # CUPTI refuses (another subscriber first): one EVENT row, then the sensors alone
