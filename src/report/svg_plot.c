@@ -216,15 +216,29 @@ static void draw_windows(struct page *p, const struct analysis *a, int *present)
     free(started);
 }
 
-/* MARK lines, with labels in a two-row lane above the panels; a label that
- * would overlap both rows is left out (the line stays). Marks closer than a
- * pixel share one line, labelled "first (+N)". */
+/* Characters of a UTF-8 label (its continuation bytes are not glyphs). */
+static size_t glyphs(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* MARK lines, with labels in a two-row lane above the panels. A label goes
+ * right of its line in the first row where it fits (it starts after the
+ * row's last label and ends inside the page), else left of its line in the
+ * first row where that fits; one that fits nowhere is left out (the line
+ * stays). Each label is drawn exactly as wide as the room measured for it
+ * (svg_text_fit), so none overprints another or runs off the page. Marks
+ * closer than a pixel share one line, labelled "first (+N)". */
 static void draw_marks(struct page *p)
 {
     FILE *f = p->f;
     double row_end[MARK_ROWS];
     for (int r = 0; r < MARK_ROWS; r++)
         row_end[r] = -1e9;
+    const double page_right = p->right + SVG_PLOT_MARGIN_RIGHT, gap = 4;
     /* more than one mark per 8 pixels would hide the data behind dashed
      * lines: then they are short ticks in the lane only */
     long used = 0;
@@ -243,19 +257,23 @@ static void draw_marks(struct page *p)
             snprintf(text, sizeof text, "%s (+%ld)", m->label ? m->label : "", m->count - 1);
         else
             snprintf(text, sizeof text, "%s", m->label ? m->label : "");
-        double w = CHAR_W * (double)strlen(text) + 8;
-        for (int r = 0; r < MARK_ROWS; r++) {
-            if (x + 3 > row_end[r] && x + w <= p->right + SVG_PLOT_MARGIN_RIGHT) {
-                svg_text(f, x + 3, MARK_LANE_Y + r * MARK_ROW_H, NULL, "mlabel", 0, text);
-                row_end[r] = x + w;
-                break;
+        double w = CHAR_W * (double)glyphs(text);
+        if (w <= 0)
+            continue;
+        int placed = 0;
+        for (int r = 0; r < MARK_ROWS && !placed; r++)
+            if (x + 3 >= row_end[r] + gap && x + 3 + w <= page_right - 2) {
+                svg_text_fit(f, x + 3, MARK_LANE_Y + r * MARK_ROW_H, NULL, "mlabel", w, text);
+                row_end[r] = x + 3 + w;
+                placed = 1;
             }
-            if (r == MARK_ROWS - 1 && x - w >= p->left && x - 3 > row_end[0]) {
-                /* near the right edge: label to the left of the line */
-                svg_text(f, x - 3, MARK_LANE_Y, "end", "mlabel", 0, text);
-                row_end[0] = x + 3;
+        /* near the right edge or a neighbour: left of the line */
+        for (int r = 0; r < MARK_ROWS && !placed; r++)
+            if (x - 3 - w >= row_end[r] + gap && x - 3 - w >= 2) {
+                svg_text_fit(f, x - 3, MARK_LANE_Y + r * MARK_ROW_H, "end", "mlabel", w, text);
+                row_end[r] = x - 3;
+                placed = 1;
             }
-        }
     }
     svg_group_end(f);
 }

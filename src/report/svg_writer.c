@@ -68,6 +68,18 @@ void svg_text(FILE *f, double x, double y, const char *anchor, const char *cls, 
     fputs("</text>\n", f);
 }
 
+void svg_text_fit(FILE *f, double x, double y, const char *anchor, const char *cls, double width,
+                  const char *text)
+{
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\"", x, y);
+    if (anchor && strcmp(anchor, "start") != 0)
+        attr(f, "text-anchor", anchor);
+    attr(f, "class", cls);
+    fprintf(f, " textLength=\"%.1f\" lengthAdjust=\"spacingAndGlyphs\">", width);
+    svg_escape(f, text);
+    fputs("</text>\n", f);
+}
+
 void svg_line(FILE *f, double x1, double y1, double x2, double y2, const char *cls,
               const char *stroke)
 {

@@ -32,6 +32,11 @@ void svg_group_end(FILE *f);
  * (either may be NULL). ROTATE degrees about (x, y) when non-zero. */
 void svg_text(FILE *f, double x, double y, const char *anchor, const char *cls, double rotate,
               const char *text);
+/* The same, horizontal, drawn exactly WIDTH px wide (textLength): a label
+ * whose room was measured from an average glyph width can never overprint
+ * its neighbour or run past the edge, whatever the font. */
+void svg_text_fit(FILE *f, double x, double y, const char *anchor, const char *cls, double width,
+                  const char *text);
 
 void svg_line(FILE *f, double x1, double y1, double x2, double y2, const char *cls,
               const char *stroke);
