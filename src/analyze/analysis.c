@@ -203,9 +203,14 @@ static void no_window_error(struct ctx *c)
  * is resolved as at the end of a trace (a window ending after the last
  * sample is incomplete, never interpolated to the next recording's first
  * sample), and a start still open can no longer be closed: an unmatched
- * start. */
+ * start. The levels learned so far are the ended recording's. */
 static int new_recording(struct ctx *c)
 {
+    /* the power levels are learned per recording (analysis_recordings.c) */
+    if (recording_levels_take(c, 1) != 0) {
+        diag_error("out of memory");
+        return EXIT_RUNTIME;
+    }
     for (int s = 0; s < c->ngpu; s++)
         integ_finish(&c->gpu[s].ig);
     integ_finish(&c->host);
@@ -363,5 +368,6 @@ void analysis_free(struct analysis *a)
         free(a->rapl_domain[k]);
     waiting_on_free(a->waiting);
     cgroup_series_free(a->cgroup);
+    recordings_free(a);
     memset(a, 0, sizeof *a);
 }

@@ -163,6 +163,8 @@ struct window_gpu {
 
 struct window {
     long index;                  /* 1-based, in order of start mark in the file */
+    int recording;               /* 1-based: the recording of the file it lies in (a window
+                                    never spans two; trace_row.recording) */
     const char *start_label, *end_label;
     int64_t t_start_ns, t_end_ns;        /* t_mono_ns of the marks */
     int64_t wall_start_ns, wall_end_ns;  /* their t_wall_ns, 0 if none */
@@ -255,6 +257,25 @@ struct gpu_ident {
 struct waiting_on;
 struct cgroup_series;
 
+/* One recording of a file that holds several (`flinch record` appends to
+ * its --out; the reader numbers them, trace_row.recording): its own power
+ * levels, learned from its samples alone, and its own summary. The
+ * windows of one recording are consecutive in analysis.windows. */
+struct recording_result {
+    int recording;                /* 1-based */
+    long first_window, nwindows;  /* its windows: windows[first_window ..] */
+    long unmatched_starts, unmatched_ends;
+    double *idle_w, *busy_w;      /* per GPU in gpu_ids order: levels its windows used */
+    const char **level_origin;
+    int *gpu_seen;                /* per GPU: 1 when it has power readings in this recording */
+    struct stat_summary duration_s, energy_j, mean_power_w;
+    long verdict_count[VERDICT_COUNT];
+    double waiting_median_ms;
+    long waiting_windows;
+    enum verdict verdict;
+    char evidence[EVIDENCE_MAX];
+};
+
 struct analysis {
     const char *path;
     struct gpu_ident idents[ANALYSIS_MAX_IDENTS]; /* one trace's GPUs, from its EVENT rows */
@@ -276,6 +297,11 @@ struct analysis {
     long dropped_starts;          /* open starts dropped over --max-open (not unmatched_starts) */
     long marks, samples, rows;
     long recordings;              /* recordings in the file after the first (trace_row.recording) */
+    /* Per recording, when the file holds several (recordings > 0), else
+     * NULL: idle_w, busy_w and level_origin above are then the first
+     * recording's that has the GPU, the summary below is the total. */
+    struct recording_result *by_recording;
+    int nby_recording;
     int gpm_seen;                 /* some SAMPLE row carries GPM values (gpu_gpm_span_ns) */
     int64_t first_row_ns;         /* t_mono_ns of the file's first row: tables count from it */
     int n_rapl;

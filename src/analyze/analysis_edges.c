@@ -83,6 +83,7 @@ int open_window(struct ctx *c, int kind, const struct trace_row *r)
         return -1;
     act->kind = kind;
     act->id = id;
+    act->recording = (int)c->a->recordings + 1;
     c->nactive++;
     /* a range's start: what NVTX attached to it */
     if (r->has_attrs && (r->attrs.category[0] || r->attrs.has_payload)) {
@@ -298,6 +299,7 @@ static int finish_window(struct ctx *c, struct active *act)
         return -1;
     c->win_of[act->kind][act->id] = w;
     w->index = act->id + 1;
+    w->recording = act->recording;
     w->start_label = act->label ? act->label : c->pair[act->kind].start_label;
     w->end_label = act->label ? act->label : c->pair[act->kind].end_label;
     w->t_start_ns = act->t[0];

@@ -1,7 +1,8 @@
 /*
  * analysis_finish.c — after the last row: close what can be closed, drop
- * unmatched starts, then per-GPU levels and counter steps, each window's
- * uncertainty and verdict, and the summary percentiles.
+ * unmatched starts, then per-GPU levels (per recording:
+ * analysis_recordings.c) and counter steps, each window's uncertainty and
+ * verdict, and the summary percentiles.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,10 @@
 
 int finish_trace(struct ctx *c)
 {
+    if (recording_levels_take(c, 0) != 0) {   /* the last recording's levels */
+        diag_error("out of memory");
+        return EXIT_RUNTIME;
+    }
     for (int s = 0; s < c->ngpu; s++)
         integ_finish(&c->gpu[s].ig);
     integ_finish(&c->host);
@@ -38,10 +43,13 @@ int finish_trace(struct ctx *c)
         }
         for (long i = 0; i < nids; i++) {
             if (c->act_of[kind][i]) {
+                int r = c->act_of[kind][i]->recording;
                 active_free(c->act_of[kind][i]);
                 c->act_of[kind][i] = NULL;
                 if (kind == 0)
                     c->a->unmatched_starts++;
+                if (kind == 0 && r >= 1 && r <= c->nrec_levels)
+                    c->rec_levels[r - 1].unmatched_starts++;
             }
             struct window *w = c->win_of[kind][i];
             if (!w)
@@ -265,22 +273,6 @@ void finish_analysis(struct ctx *c)
     a->cadence = calloc(ANALYSIS_MAX_GPUS * SENSOR_N, sizeof *a->cadence);
     for (int i = 0; i < n; i++) {
         struct gpu_stream *g = &c->gpu[order[i]];
-        int inst = g->hist_instant->n > 0;
-        verdict_levels(inst ? g->hist_instant : g->hist_average, inst ? g->quiet_instant : g->quiet_average,
-                       g->power_limit_w, &idle[i], &busy[i], &origin[i]);
-        for (long k = 0; k < c->nidle; k++) {
-            if (c->idle[k].ngpu > i && !isnan(c->idle[k].gpu[i].mean_power_w)) {
-                idle[i] = c->idle[k].gpu[i].mean_power_w;
-                origin[i] = "--idle-window";
-                break;
-            }
-        }
-        if (!isnan(c->opt->idle_w)) {
-            idle[i] = c->opt->idle_w;
-            origin[i] = "--idle-w";
-        }
-        if (!isnan(c->opt->busy_w))
-            busy[i] = c->opt->busy_w;
         step[i] = integ_counter_step_s(&g->ig);
         c->hold_power_ms[i] = partial_hold_period_ms(g->hold_power);
         c->hold_util_ms[i] = partial_hold_period_ms(g->hold_util);
@@ -290,13 +282,29 @@ void finish_analysis(struct ctx *c)
         faults[i] = &g->faults;
         for (int s = 0; a->cadence && s < SENSOR_N; s++)
             a->cadence[i * SENSOR_N + s] = cadence_get(g->cadence, (enum sensor_id)s);
-        a->idle_w[i] = idle[i];
-        a->busy_w[i] = busy[i];
-        a->level_origin[i] = origin[i];
+    }
+    /* Levels are learned per recording (analysis_recordings.c); the
+     * analysis's own are the first recording's that has the GPU. */
+    int nrec = c->nrec_levels > 0 ? c->nrec_levels : 1, have[ANALYSIS_MAX_GPUS] = { 0 };
+    for (int r = 1; r <= nrec; r++) {
+        recording_levels_get(c, r, order, idle, busy, origin);
+        for (int i = 0; i < n; i++) {
+            if (have[i] || (r < nrec && !c->rec_levels[r - 1].seen[order[i]]))
+                continue;
+            have[i] = 1;
+            a->idle_w[i] = idle[i];
+            a->busy_w[i] = busy[i];
+            a->level_origin[i] = origin[i];
+        }
     }
     double *v = malloc(sizeof *v * (size_t)(a->nwindows ? a->nwindows : 1));
-    for (long i = 0; i < a->nwindows; i++)
+    for (long i = 0, r = -1; i < a->nwindows; i++) {
+        if (a->windows[i].recording != r) {
+            r = a->windows[i].recording;
+            recording_levels_get(c, (int)r, order, idle, busy, origin);
+        }
         finish_one(c, &a->windows[i], step, idle, busy, util_period, faults);
+    }
     if (v) {
         for (long i = 0; i < a->nwindows; i++)
             v[i] = a->windows[i].duration_s;
@@ -310,6 +318,7 @@ void finish_analysis(struct ctx *c)
         free(v);
     }
     verdict_summary(c->opt, a);
+    recordings_summarize(c, order);
 }
 
 void free_ctx(struct ctx *c)
@@ -358,6 +367,7 @@ void free_ctx(struct ctx *c)
     }
     free(c->idle);
     free(c->pend);
+    free(c->rec_levels);
 }
 
 /* The live answer for one window: the same finish_one as at the end of a

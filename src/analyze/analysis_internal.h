@@ -100,6 +100,7 @@ struct active {
     int64_t t[2], wall[2];         /* t_mono_ns, t_wall_ns of the marks */
     long line[2];
     int interrupted;               /* the end mark has interrupted=WHY */
+    int recording;                 /* 1-based, the start mark's (analysis.recordings + 1) */
     const char *label;             /* any range: the name the namer gave it; NULL: the pairing's */
     struct start_attrs *attrs;     /* NULL: none */
     struct point *gpu[2];          /* per GPU stream, ngpu_pts[which] of them */
@@ -107,6 +108,16 @@ struct active {
     struct point *host[2];         /* allocated with the edge */
 };
 void active_free(struct active *act);
+
+/* One recording's power levels per GPU stream (ctx.gpu order), taken
+ * from its samples alone when the next recording starts and at the end of
+ * the trace (analysis_recordings.c), and its unmatched marks. */
+struct recording_levels {
+    double idle[ANALYSIS_MAX_GPUS], busy[ANALYSIS_MAX_GPUS];
+    const char *origin[ANALYSIS_MAX_GPUS];
+    int seen[ANALYSIS_MAX_GPUS];   /* the GPU has power readings in it */
+    long unmatched_starts, unmatched_ends;
+};
 
 struct ctx {
     const struct analysis_options *opt;
@@ -142,6 +153,8 @@ struct ctx {
     int64_t proc_exit_ns;          /* first row where the traced process was gone ('X'), or INT64_MAX */
     int seen_start, seen_end;
     long first_start_line, last_end_line;
+    struct recording_levels *rec_levels;  /* one per recording ended so far */
+    int nrec_levels;
     /* Streaming users (live_windows.c): called when window `id` (kind 0)
      * has both edges resolved, after its active record is gone. An exit
      * code; EXIT_OK to go on. */
@@ -175,6 +188,18 @@ int analysis_row(struct ctx *c, const struct trace_row *row);
  * an exit code. */
 int analysis_on_sample(struct ctx *c, const struct trace_row *r);
 void free_ctx(struct ctx *c);
+/* analysis_recordings.c: the recording that ends (at the next one's start,
+ * or at the end of the trace) keeps its levels; with restart, the power
+ * histograms start again empty. 0, or -1 when out of memory. */
+int recording_levels_take(struct ctx *c, int restart);
+/* The levels of recording r (1-based) per GPU in gpu_ids order (order[i]:
+ * its stream), with --idle-window's windows of that recording and
+ * --idle-w/--busy-w applied. */
+void recording_levels_get(struct ctx *c, int r, const int *order, double *idle, double *busy,
+                          const char **origin);
+/* With several recordings: a->by_recording, each one's levels and summary. */
+void recordings_summarize(struct ctx *c, const int *order);
+void recordings_free(struct analysis *a);
 struct stat_summary stat_summarize(double *v, long n);
 /* Keeps the samples a window may still need (see tape.h); 0 or -1. */
 int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r);

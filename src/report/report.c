@@ -307,8 +307,12 @@ static void text_summary(FILE *out, const struct analysis *a)
 
 static void text_table(FILE *out, const struct analysis *a)
 {
-    fprintf(out, "%6s %10s %12s %11s %9s %8s %6s %6s %7s %8s %10s %10s %10s %-12s %-10s %-12s %s\n",
-            "window", "at_s", "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples",
+    int several = a->nby_recording > 1;   /* then a `rec` column: the window's recording */
+    fprintf(out, "%6s", "window");
+    if (several)
+        fprintf(out, " %3s", "rec");
+    fprintf(out, " %10s %12s %11s %9s %8s %6s %6s %7s %8s %10s %10s %10s %-12s %-10s %-12s %s\n",
+            "at_s", "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples",
             "gap_ms", "compute_ms", "hostcpu_ms", "waiting_ms", "verdict", "confidence", "flags", "reason");
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -324,8 +328,11 @@ static void text_table(FILE *out, const struct analysis *a)
          * and the evidence's first clause: why the verdict is what it is */
         char flags[128], reason[EVIDENCE_MAX];
         window_flags_str(w->flags, flags, sizeof flags);
-        fprintf(out, "%6ld %10.3f %12.6f %11s %9s %8s %6s %6s %7ld %8s %10s %10s %10s %-12s %-10s %-12s %s\n",
-                w->index, (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s,
+        fprintf(out, "%6ld", w->index);
+        if (several)
+            fprintf(out, " %3d", w->recording);
+        fprintf(out, " %10.3f %12.6f %11s %9s %8s %6s %6s %7ld %8s %10s %10s %10s %-12s %-10s %-12s %s\n",
+                (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s,
                 NUM("%.3f", w->energy_j), NUM("%.3f", w->uncertainty_j), NUM("%.1f", w->mean_power_w),
                 NUM("%.1f", window_util(w)), NUM("%.1f", w->host_cpu_pct), samples,
                 NUM("%.1f", gap * 1e3), NUM("%.1f", bd->valid ? bd->ms[CLASS_COMPUTE] : nan),
@@ -362,8 +369,10 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
     if (answers < a->nwindows)
         fprintf(out, "(window 1 of %ld; --windows gives every window its answer line)\n", a->nwindows);
     if (a->nwindows > 1 || a->unmatched_starts || a->unmatched_ends || a->dropped_starts ||
-        ro->windows_table)
+        ro->windows_table || a->nby_recording > 1) {
+        report_recordings_summary_text(out, a);
         text_summary(out, a);
+    }
     fputs("evidence:\n", out);
     for (int h = 0; a->nhosts > 1 && h < a->nhosts; h++)
         fprintf(out, "host %s: t_wall_ns - t_mono_ns = %lld ns (wall clocks assumed synchronised)\n",
@@ -381,9 +390,10 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
             fputc('\n', out);
         }
         report_gpm_text_gpu(out, a, a->gpu_ids[i]);
-        fprintf(out, "levels %s: idle %s W, busy %s W (%s)\n",
-                gpu_name(a, a->gpu_host ? a->gpu_host[i] : 0, a->gpu_ids[i], name, sizeof name),
-                NUM("%.1f", a->idle_w[i]), NUM("%.1f", a->busy_w[i]), a->level_origin[i]);
+        gpu_name(a, a->gpu_host ? a->gpu_host[i] : 0, a->gpu_ids[i], name, sizeof name);
+        if (!report_recordings_levels_text(out, a, i, name))
+            fprintf(out, "levels %s: idle %s W, busy %s W (%s)\n", name, NUM("%.1f", a->idle_w[i]),
+                    NUM("%.1f", a->busy_w[i]), a->level_origin[i]);
         text_cadence(out, a, i, name);
     }
     if (ro->windows_table)

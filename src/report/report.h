@@ -86,6 +86,13 @@ void report_answer_line(FILE *out, const struct window *w);
 const char *report_evidence_text(const struct window *w, int verbose, char *buf, size_t cap);
 const char *report_reason_text(const struct window *w, char *buf, size_t cap);
 
+/* Several recordings in one file (report_recordings.c; nothing with one):
+ * the `levels` lines of GPU i per recording (1: printed, 0: the caller
+ * prints its one line), each recording's summary before the total's, and
+ * the JSON member "recordings". */
+int report_recordings_levels_text(FILE *out, const struct analysis *a, int i, const char *name);
+void report_recordings_summary_text(FILE *out, const struct analysis *a);
+void report_recordings_json(FILE *out, const struct analysis *a);
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */
 void window_flags_str(unsigned flags, char *buf, size_t cap);
 

@@ -140,6 +140,7 @@ void report_csv(FILE *out, const struct analysis *a)
     fputs(",not_recorded_ms,not_recorded_gpu", out);
     gpu_columns(out, a, unrec_cols, 1);
     fputs(",confidence,confidence_reason", out);
+    fputs(",recording", out);          /* the last column (flinch-analyze(1)) */
     fputc('\n', out);
     for (long i = 0; i < a->nwindows; i++) {
         const struct window *w = &a->windows[i];
@@ -222,6 +223,7 @@ void report_csv(FILE *out, const struct analysis *a)
         }
         fprintf(out, ",%s,", confidence_name(w->confidence));
         csv_str(out, w->confidence_reason);
+        fprintf(out, ",%d", w->recording);
         fputc('\n', out);
     }
 }
@@ -319,7 +321,8 @@ void report_json(FILE *out, const struct analysis *a)
         const struct window *w = &a->windows[i];
         char flags[128];
         window_flags_str(w->flags, flags, sizeof flags);
-        fprintf(out, "%s\n{\"window\":%ld,\"start_label\":", i ? "," : "", w->index);
+        fprintf(out, "%s\n{\"window\":%ld,\"recording\":%d,\"start_label\":", i ? "," : "", w->index,
+                w->recording);
         json_write_string(out, w->start_label);
         fputs(",\"end_label\":", out);
         json_write_string(out, w->end_label);
@@ -414,7 +417,9 @@ void report_json(FILE *out, const struct analysis *a)
     json_write_string(out, verdict_name(a->verdict));
     fputs(",\"evidence\":", out);
     json_write_string(out, a->evidence);
-    fputs("}}\n", out);
+    fputc('}', out);
+    report_recordings_json(out, a);
+    fputs("}\n", out);
     if (json_infinite)
         diag_warn("%ld infinite value%s (first: %s) written as null: JSON has no infinity",
                   json_infinite, json_infinite == 1 ? "" : "s", json_infinite_key);
