@@ -24,9 +24,12 @@ int report_recordings_levels_text(FILE *out, const struct analysis *a, int i, co
 {
     if (a->nby_recording < 2)
         return 0;
+    int seen = 0;       /* a GPU without power readings in any: recording 1's line says so */
+    for (int r = 0; r < a->nby_recording; r++)
+        seen |= a->by_recording[r].gpu_seen[i];
     for (int r = 0; r < a->nby_recording; r++) {
         const struct recording_result *rr = &a->by_recording[r];
-        if (rr->gpu_seen[i])
+        if (rr->gpu_seen[i] || (!seen && r == 0))
             fprintf(out, "levels %s (recording %d): idle %s W, busy %s W (%s)\n", name,
                     rr->recording, NUM("%.1f", rr->idle_w[i]), NUM("%.1f", rr->busy_w[i]),
                     rr->level_origin[i]);
