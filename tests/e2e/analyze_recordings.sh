@@ -58,7 +58,7 @@ echo "$out" | sed 's/^/# /'
 expect_eq "ideal: levels learned per recording, each line saying which" "$(echo "$out" | grep '^levels')" \
 "levels gpu 0 (recording 1): idle 75.0 W, busy 700.0 W (trace p5/p95)
 levels gpu 0 (recording 2): idle 75.0 W, busy 612.0 W (trace p5/p95)"
-expect_eq "ideal: the table's rec column" "$(echo "$out" | grep -E '^ *(window|[0-9]+) ' | cut -c1-72)" \
+expect_eq "ideal: the table's rec column" "$(echo "$out" | grep -E '^( +[0-9]+ |window +rec )' | cut -c1-72)" \
 "window rec       at_s   duration_s    energy_J       +-J  power_W  util%
      1   1      0.504     0.500000     349.998    13.970    700.0   96.5
      2   1      1.204     0.400000      30.000     0.852     75.0    0.0
@@ -66,23 +66,23 @@ expect_eq "ideal: the table's rec column" "$(echo "$out" | grep -E '^ *(window|[
      4   2    109.204     0.400000      30.000     0.701     75.0    0.0"
 expect_eq "ideal: verdicts" "$(echo "$out" | grep -E '^ +[0-9]+ ' | awk '{ print $1, $15 }' | tr '\n' ' ')" \
   "1 compute 2 waiting 3 compute 4 waiting "
-expect_eq "ideal: a summary per recording, then the total" "$(echo "$out" | sed -n '/^recording 1:/,$p')" \
+expect_eq "ideal: a summary per recording, then the total" "$(echo "$out" | sed -n '/^recording 1:/,/^summary:/p')" \
 "recording 1: windows=2 unmatched_starts=1 unmatched_ends=0
   duration_s median=0.400000 p90=0.500000 p99=0.500000 max=0.500000
   energy_J median=30.000 p90=349.998 p99=349.998 max=349.998
   mean_power_W median=75.0 p90=700.0 p99=700.0 max=700.0
-  verdict=mixed  of 2 windows: 1 mostly compute, 1 mostly waiting; waiting adds a median 400 ms (over the 1 window with any); median power 75 W
+  summary: mixed of 2 windows: 1 mostly compute, 1 mostly waiting; waiting adds a median 400 ms (over the 1 window with any); median power 75 W
 recording 2: windows=2 unmatched_starts=0 unmatched_ends=1
   duration_s median=0.300000 p90=0.400000 p99=0.400000 max=0.400000
   energy_J median=30.000 p90=183.600 p99=183.600 max=183.600
   mean_power_W median=75.0 p90=612.0 p99=612.0 max=612.0
-  verdict=mixed  of 2 windows: 1 mostly compute, 1 mostly waiting; waiting adds a median 400 ms (over the 1 window with any); median power 75 W
+  summary: mixed of 2 windows: 1 mostly compute, 1 mostly waiting; waiting adds a median 400 ms (over the 1 window with any); median power 75 W
 all 2 recordings:
 windows=4 unmatched_starts=1 unmatched_ends=1
 duration_s median=0.400000 p90=0.500000 p99=0.500000 max=0.500000
 energy_J median=30.000 p90=349.998 p99=349.998 max=349.998
 mean_power_W median=75.0 p90=700.0 p99=700.0 max=700.0
-verdict=mixed  of 4 windows: 2 mostly compute, 2 mostly waiting; waiting adds a median 400 ms (over the 2 windows with any); median power 75 W"
+summary: mixed of 4 windows: 2 mostly compute, 2 mostly waiting; waiting adds a median 400 ms (over the 2 windows with any); median power 75 W"
 
 # each recording's window is what that recording gives alone: the 700 W
 # window reads at the top of its own busy range, not 116% of 612 W
@@ -91,8 +91,7 @@ verdict=mixed  of 4 windows: 2 mostly compute, 2 mostly waiting; waiting adds a 
 expect_match "ideal: window 1's evidence uses recording 1's levels" \
   '^  verdict=compute  100% compute .*power 700 W = idle 75 W \+ 100% of the busy range' "$(cat two.txt)"
 expect_eq "ideal: window 1 and its verdict as recording 1 alone gives them" \
-  "$(sed -n '/^window 1:/,$p' two.txt | grep -v '^window 1:' | sed '/^recording 1:/,$d')" \
-  "$(sed -n '/^window 1:/,$p' one.txt | grep -v '^window 1:' | sed '/^windows=/,$d')"
+  "$(sed -n '/^window 1:/,$p' two.txt)" "$(sed -n '/^window 1:/,$p' one.txt)"
 "$FLINCH" analyze --csv two.csv --start s --end e --format csv >two_out.csv
 "$FLINCH" analyze --csv one.csv --start s --end e --format csv >one_out.csv
 expect_eq "ideal: recording 1's CSV cells (times to verdict) as recording 1 alone gives them" \
@@ -131,7 +130,7 @@ fi
 
 # one recording: no rec column, one levels line, no per-recording summary
 out1=$("$FLINCH" analyze --csv one.csv --start s --end e --windows)
-expect_eq "one recording: the table as before (no rec column)" "$(echo "$out1" | grep '^window ' | cut -c1-30)" \
+expect_eq "one recording: the table as before (no rec column)" "$(echo "$out1" | grep '^window  ' | cut -c1-30)" \
   "window       at_s   duration_s"
 expect_eq "one recording: one levels line, as before" "$(echo "$out1" | grep '^levels')" \
   "levels gpu 0: idle 75.0 W, busy 700.0 W (trace p5/p95)"
