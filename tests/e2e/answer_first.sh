@@ -88,12 +88,12 @@ import json, sys
 w = json.load(sys.stdin)["windows"][0]
 print(w["verdict"], w["confidence"], w["confidence_reason"])')" \
     "mixed medium edges +-45 ms are 15% of the 300 ms waiting part"
-  expect_eq "csv: the first ten columns unchanged, confidence and its reason last" "$(an c.csv --format csv | python3 -c '
+  expect_eq "csv: the first ten columns unchanged, confidence and its reason last before the recording" "$(an c.csv --format csv | python3 -c '
 import csv, sys
 rows = list(csv.reader(sys.stdin))
-print(",".join(rows[0][:10]), rows[0][-2:])
-for r in rows[1:]: print(" | ".join(r[-2:]))')" \
-    "window,start_label,end_label,start_line,end_line,t_start_ns,t_end_ns,duration_s,energy_J,uncertainty_J ['confidence', 'confidence_reason']
+print(",".join(rows[0][:10]), rows[0][-3:])
+for r in rows[1:]: print(" | ".join(r[-3:-1]))')" \
+    "window,start_label,end_label,start_line,end_line,t_start_ns,t_end_ns,duration_s,energy_J,uncertainty_J ['confidence', 'confidence_reason', 'recording']
 high | 
 none | fewer than two samples in the window
 medium | GPM too coarse to check the compute's SM activity
