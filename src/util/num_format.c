@@ -99,3 +99,39 @@ size_t num_format_fixed1(char *buf, size_t cap, double v)
     buf[n] = '\0';
     return n;
 }
+
+/*
+ * "%.10g" (the Perfetto export's counter values). Values that are exactly
+ * the double nearest some thousandth M / 1000 with |M| < 1e9 (watts,
+ * percentages, clocks: almost every counter) have at most 9 significant
+ * digits, so printf's 10-digit rounding gives M / 1000 itself, trailing
+ * zeros dropped, and never an exponent (0.001 <= |V| < 1e6). Everything
+ * else asks snprintf.
+ */
+size_t num_format_g10(char *buf, size_t cap, double v)
+{
+    if (!(fabs(v) < 1e6) || cap < 24)
+        return (size_t)snprintf(buf, cap, "%.10g", v);
+    double scaled = v * 1000.0;
+    long long m = llrint(scaled);
+    if ((double)m / 1000.0 != v || (m == 0 && signbit(v)))
+        return (size_t)snprintf(buf, cap, "%.10g", v);
+    size_t n = 0;
+    if (m < 0)
+        buf[n++] = '-';
+    unsigned long long a = m < 0 ? 0ull - (unsigned long long)m : (unsigned long long)m;
+    n += num_format_u64(buf + n, a / 1000);
+    unsigned frac = (unsigned)(a % 1000);
+    if (frac) {
+        buf[n++] = '.';
+        buf[n++] = (char)('0' + frac / 100);
+        frac %= 100;
+        if (frac) {
+            buf[n++] = (char)('0' + frac / 10);
+            if (frac % 10)
+                buf[n++] = (char)('0' + frac % 10);
+        }
+    }
+    buf[n] = '\0';
+    return n;
+}

@@ -5,8 +5,8 @@
  *
  * Owns: text byte for byte equal to snprintf's for the formats the trace
  * uses ("%lld", "%llu", "%llu.%03llu" of thousandths, "0x%016llx", "%.1f"
- * in the default rounding mode). Each writes a NUL-terminated string and
- * returns its length (without the NUL).
+ * in the default rounding mode) and the Perfetto export's "%.10g". Each
+ * writes a NUL-terminated string and returns its length (without the NUL).
  */
 #ifndef FLINCH_NUM_FORMAT_H
 #define FLINCH_NUM_FORMAT_H
@@ -27,5 +27,7 @@ size_t num_format_hex64(char *buf, unsigned long long v);
 /* snprintf(BUF, CAP, "%.1f", V), return value included (the length it
  * would have had: CAP may truncate a huge V as snprintf does). */
 size_t num_format_fixed1(char *buf, size_t cap, double v);
+/* snprintf(BUF, CAP, "%.10g", V), return value included. */
+size_t num_format_g10(char *buf, size_t cap, double v);
 
 #endif

@@ -165,11 +165,50 @@ static void test_fixed1_random(void)
     CHECK(mismatches == 0);
 }
 
+static void check_g10(double v)
+{
+    char got[32], want[32];
+    size_t g = num_format_g10(got, sizeof got, v);
+    int w = snprintf(want, sizeof want, "%.10g", v);
+    same(got, g, want, (size_t)w);
+}
+
+static void test_g10(void)
+{
+    static const double edges[] = { 0.0, -0.0, 1.0, -1.0, 0.001, -0.001, 0.0005, 0.0015, 0.1, 0.2,
+        0.3, 75.0, 612.345, 999999.999, -999999.999, 1e6, 999999.9995, 1e-4, 1e-5, 12345.6789,
+        0.5, 100.0, 1e9, 1e10, 123456789012.0, 1e300, DBL_MIN, 4.9e-324, DBL_MAX, 1.0 / 3 };
+    mismatches = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        check_g10(edges[i]);
+        check_g10(nextafter(edges[i], INFINITY));
+        check_g10(nextafter(edges[i], -INFINITY));
+    }
+    check_g10(NAN);
+    check_g10(INFINITY);
+    check_g10(-INFINITY);
+    for (int i = 0; i < 300000; i++) {
+        uint64_t r = next_u64();
+        long long m = (long long)(r % 2000000000ull) - 1000000000;
+        double v = (double)m / ((r >> 40) % 2 ? 1000.0 : 100.0);   /* thousandths, hundredths */
+        check_g10(v);
+        check_g10(nextafter(v, INFINITY));
+        switch ((r >> 50) % 3) {
+        case 0: v = (double)(r >> 11) / 9007199254740992.0 * 100.0; break;
+        case 1: v = ldexp((double)(r >> 11), (int)((r >> 3) % 120) - 110); break;
+        default: v = (double)(int64_t)r / 1e9; break;
+        }
+        check_g10(v);
+    }
+    CHECK(mismatches == 0);
+}
+
 int main(void)
 {
     run_test("num_format integers equal %llu and %lld", test_integers);
     run_test("num_format milli and hex equal %llu.%03llu and 0x%016llx", test_milli_hex);
     run_test("num_format %.1f edges: ties, neighbours, -0.0, NaN, inf, huge", test_fixed1_edges);
     run_test("num_format %.1f on random doubles", test_fixed1_random);
+    run_test("num_format %.10g: thousandths, their neighbours, edges, random doubles", test_g10);
     return check_exit_status();
 }
