@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "json_escape.h"
 #include "labels_seen.h"
+#include "num_format.h"
 #include "perfetto_export.h"
 #include "perfetto_spans.h"
 #include "pcie_rate.h"
@@ -83,22 +84,31 @@ static int gpu_pid(int h, int gpu)
     return gpu <= 998 ? 1000 * (h + 1) + 1 + gpu : 1000000 + 1024 * h + gpu;
 }
 
-/* Microseconds with exactly 3 decimals, from integer nanoseconds. */
+/* Microseconds with exactly 3 decimals, from integer nanoseconds (a few
+ * per sample: num_format, not fprintf). */
 void perfetto_write_ts(FILE *f, const char *key, int64_t ns)
 {
-    const char *sign = ns < 0 ? "-" : "";
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    fprintf(f, ",\"%s\":%s%" PRIu64 ".%03" PRIu64, key, sign, a / 1000, a % 1000);
+    char num[32];
+    size_t n = 0;
+    if (ns < 0)
+        num[n++] = '-';
+    n += num_format_milli(num + n, ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns);
+    fputs(",\"", f);
+    fputs(key, f);
+    fputs("\":", f);
+    fwrite(num, 1, n, f);
 }
 
-/* A JSON number; JSON has no NaN or infinity, so those become null. */
-static void write_num(FILE *f, double v)
+void perfetto_write_num(FILE *f, double v)
 {
+    char num[32];
     if (isfinite(v))
-        fprintf(f, "%.10g", v);
+        fwrite(num, 1, num_format_g10(num, sizeof num, v), f);
     else
         fputs("null", f);
 }
+
+static void write_num(FILE *f, double v) { perfetto_write_num(f, v); }
 
 void perfetto_metadata(FILE *f, const char *what, int pid, int tid, const char *name)
 {

@@ -32,6 +32,8 @@
 void perfetto_event_start(FILE *f);   /* the separator before each event */
 /* ,"KEY":MICROSECONDS with exactly 3 decimals, from integer nanoseconds. */
 void perfetto_write_ts(FILE *f, const char *key, int64_t ns);
+/* V as "%.10g", or null where it is NaN or infinite (JSON has neither). */
+void perfetto_write_num(FILE *f, double v);
 /* A metadata event: what is "process_name" or "thread_name". */
 void perfetto_metadata(FILE *f, const char *what, int pid, int tid, const char *name);
 /* The traced threads of host H's trace (TRACE.threads, perfetto_threads.c);
