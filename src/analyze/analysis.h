@@ -14,6 +14,7 @@
 #include "sensor_cadence.h"
 #include "trace_limits.h"
 #include "trace_reader.h"
+#include "kernels_window.h"
 
 #define ANALYSIS_REASON_BITS 16     /* clock-event reason bits counted */
 #define EVIDENCE_MAX 640
@@ -152,6 +153,7 @@ struct window_gpu {
                                     the window started (--gpu auto) */
     struct breakdown bd;         /* busy (compute) / idle (host-cpu, waiting) in time */
     struct gpm_evidence gpm;     /* SM activity etc. from GPM spans (gpm_evidence.h) */
+    struct kernel_evidence kernels; /* from TRACE.kernels, --cuda (kernels_window.h) */
     struct pcie_traffic pcie;    /* host<->GPU bytes (pcie_window.h) */
     /* Whose SM time it was (proc_share.h): the per-process readings
      * overlapping the window, weighted by overlap; NAN when none. */

@@ -219,6 +219,15 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
             if (c->gpu[s].id == w->tape->gpu_id[k])
                 w->tape->idle_bit_live[k] = c->gpu[s].idle_bit_seen == 3;
     gpm_window(w);
+    if (c->path && !c->window_done && c->a->nhosts <= 1) {    /* not live, one trace */
+        if (!c->kernels_loaded) {
+            char kpath[4096 + 16];
+            snprintf(kpath, sizeof kpath, "%s.kernels", c->path);
+            c->kernels = kernels_file_load(kpath);
+            c->kernels_loaded = 1;
+        }
+        kernels_window(c->kernels, w);
+    }
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);
     pcie_window_copies(c->opt, w);
@@ -341,6 +350,8 @@ void free_ctx(struct ctx *c)
     }
     tape_free(&c->host_tape);
     free(c->thread_names);
+    kernels_file_free(c->kernels);
+    c->kernels = NULL;
     integ_free(&c->host);
     /* dropped windows still on the pending list are only there (before
      * the others, which act_of frees, are gone) */

@@ -160,6 +160,8 @@ struct ctx {
      * code; EXIT_OK to go on. */
     int (*window_done)(struct ctx *c, long id);
     void *hook_arg;
+    struct kernels_data *kernels;  /* PATH.kernels (--cuda), loaded at the first window; NULL: none */
+    int kernels_loaded;
 };
 
 int open_window(struct ctx *c, int kind, const struct trace_row *r);

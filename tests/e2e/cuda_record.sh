@@ -26,6 +26,16 @@ expect_eq "last counts" "$(grep '^D ' "$T/a.csv.kernels" | tail -1)" \
 expect_eq "no kernel line in the trace, no cuda_off" "$(grep -c 'cuda_off\|sgemm\|pid=' "$T/a.csv")" 0
 expect_eq "no warning" "$(cat "$T/err")" ""
 
+# analyze: the window's kernel evidence (CUDA device 0 is the one recorded GPU)
+"$FLINCH" analyze "$T/a.csv" --start begin --end end --format json >"$T/a.json" 2>"$T/aerr"
+expect_eq "analyze: JSON kernels object" "$(python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))["windows"][0]
+print(json.dumps(w["gpus"][0]["kernels"], sort_keys=True))' "$T/a.json")" \
+  '{"busy_ms": 0.55, "collective_ms": 0.1, "count": 6, "dropped": 0, "gaps": {"count": 3, "longest_ms": 0.3, "total_ms": 0.45}, "top": [{"ms": 0.25, "name": "sgemm_kernel"}, {"ms": 0.15, "name": "flash_fwd"}, {"ms": 0.1, "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL"}, {"ms": 0.1, "name": "graph_kernel"}]}'
+expect_match "analyze -v: the kernels line" \
+  "^    kernels: compute 0\.6 ms of [0-9.]+ in 6 kernels: 42% sgemm_kernel, 25% flash_fwd, 17% ncclDevKernel_AllReduce_Sum_f32_RING_LL; collective 0\.1 ms; 3 gaps, longest 0\.3 ms\$" \
+  "$("$FLINCH" analyze "$T/a.csv" --start begin --end end -v 2>&1 | grep '^    kernels:')"
+
 SIM_CUPTI_DROPPED=7 rec -o "$T/d.csv" --cuda -- "$APP" "$SCN" >/dev/null 2>&1
 expect_match "dropped records recorded" "^D pid=[0-9]+ kernels=38 copies=2 dropped=7 zero_stamps=1 " \
   "$(grep '^D ' "$T/d.csv.kernels" | tail -1)"
@@ -39,6 +49,9 @@ expect_eq "error 39: its label" "$(grep -o '"cuda_off [^"]*"' "$T/b.csv")" \
   "\"cuda_off pid=$pid reason=subscribe:39 subscriber=CUPTI_for_Kineto\""
 expect_eq "error 39: after begin" "$(awk -F, '/"begin"/ { b = NR } /cuda_off/ { c = NR } END { print (b && c > b) }' "$T/b.csv")" 1
 expect_eq "error 39: no busy interval" "$(grep -c '^B ' "$T/b.csv.kernels")" 0
+"$FLINCH" analyze "$T/b.csv" --start begin --end end --format json >"$T/b.json"
+expect_eq "error 39: analyze answers from the sensors (exit 0, no kernels object)" \
+  "$?:$(grep -c '"kernels"' "$T/b.json"):$(grep -c '"busy_ms"' "$T/b.json")" "0:0:0"
 
 # CUDA_INJECTION64_PATH already set
 CUDA_INJECTION64_PATH=/opt/other/libtool.so rec -o "$T/c.csv" --cuda -- true 2>"$T/err"

@@ -1,0 +1,115 @@
+/* kernels_window.c — a window's kernel evidence; see kernels_window.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "json_escape.h"
+#include "kernels_window.h"
+
+static int cmp_top(const void *a, const void *b)
+{
+    const double x = ((const double *)a)[1], y = ((const double *)b)[1];
+    return (x < y) - (x > y);
+}
+
+static void one_gpu(const struct kernels_data *k, const struct kernels_device *d, int64_t t0,
+                    int64_t t1, struct kernel_evidence *e)
+{
+    memset(e, 0, sizeof *e);
+    int64_t busy = kernels_union_in(d->busy, d->nbusy, t0, t1);
+    long first = -1, last = -1;
+    for (long i = 0; i < d->nbusy; i++)
+        if (d->busy[i].t1 > t0 && d->busy[i].t0 < t1) {
+            if (first < 0)
+                first = i;
+            last = i;
+        }
+    if (first < 0)
+        return;
+    e->present = 1;
+    e->busy_ms = (double)busy / 1e6;
+    e->collective_ms = (double)kernels_union_in(d->coll, d->ncoll, t0, t1) / 1e6;
+    for (long i = first; i < last; i++) {   /* gaps between pieces inside the window */
+        double g = (double)(d->busy[i + 1].t0 - d->busy[i].t1) / 1e6;
+        e->ngaps++;
+        e->gaps_ms += g;
+        if (g > e->longest_gap_ms)
+            e->longest_gap_ms = g;
+    }
+    e->dropped = k->dropped;
+    /* names: per name index, time pro-rated by each overlapping line's share in the window */
+    double *acc = calloc((size_t)k->nnames + 1, 2 * sizeof *acc);
+    if (!acc)
+        return;
+    for (long i = 0; i < d->nlines; i++) {
+        const struct kernels_line *l = &d->lines[i];
+        if (l->t1 <= t0 || l->t0 >= t1)
+            continue;
+        int64_t a = l->t0 > t0 ? l->t0 : t0, b = l->t1 < t1 ? l->t1 : t1;
+        double share = l->t1 > l->t0 ? (double)(b - a) / (double)(l->t1 - l->t0) : 1.0;
+        e->count += l->kernels;
+        for (int j = 0; j < l->ntop; j++) {
+            long n = l->name[j] >= 0 ? l->name[j] : k->nnames;
+            acc[2 * n] = (double)n;
+            acc[2 * n + 1] += share * (double)l->top_ns[j] / 1e6;
+        }
+    }
+    qsort(acc, (size_t)k->nnames + 1, 2 * sizeof *acc, cmp_top);
+    for (long i = 0; i <= k->nnames && e->ntop < KERNELS_WINDOW_TOP && acc[2 * i + 1] > 0; i++) {
+        long n = (long)acc[2 * i];
+        snprintf(e->top[e->ntop].name, sizeof e->top[0].name, "%s", n < k->nnames ? k->names[n] : "?");
+        e->top[e->ntop++].ms = acc[2 * i + 1];
+    }
+    free(acc);
+}
+
+void kernels_window(const struct kernels_data *k, struct window *w)
+{
+    for (int i = 0; i < w->ngpu; i++) {
+        memset(&w->gpu[i].kernels, 0, sizeof w->gpu[i].kernels);
+        if (k && i < k->ndev)
+            one_gpu(k, &k->dev[i], w->t_start_ns, w->t_end_ns, &w->gpu[i].kernels);
+    }
+}
+
+void kernels_window_json(FILE *out, const struct kernel_evidence *e)
+{
+    if (!e->present)
+        return;
+    fputs(",\"kernels\":{\"busy_ms\":", out);
+    json_write_number(out, "%.3f", e->busy_ms);
+    fprintf(out, ",\"count\":%ld,\"top\":[", e->count);
+    for (int i = 0; i < e->ntop; i++) {
+        fputs(i ? ",{\"name\":" : "{\"name\":", out);
+        json_write_string(out, e->top[i].name);
+        fputs(",\"ms\":", out);
+        json_write_number(out, "%.3f", e->top[i].ms);
+        fputc('}', out);
+    }
+    fputs("],\"collective_ms\":", out);
+    json_write_number(out, "%.3f", e->collective_ms);
+    fprintf(out, ",\"gaps\":{\"count\":%ld,\"longest_ms\":", e->ngaps);
+    json_write_number(out, "%.3f", e->longest_gap_ms);
+    fputs(",\"total_ms\":", out);
+    json_write_number(out, "%.3f", e->gaps_ms);
+    fprintf(out, "},\"dropped\":%lld}", e->dropped);
+}
+
+void kernels_window_text(FILE *out, const struct kernel_evidence *e, double window_ms)
+{
+    if (!e->present)
+        return;
+    fprintf(out, "    kernels: compute %.1f ms of %.1f in %ld kernels", e->busy_ms, window_ms, e->count);
+    double named = 0;
+    for (int i = 0; i < e->ntop; i++)
+        named += e->top[i].ms;
+    for (int i = 0; i < e->ntop && i < 3 && named > 0; i++)
+        fprintf(out, "%s %.0f%% %.40s", i ? "," : ":", 100.0 * e->top[i].ms / named, e->top[i].name);
+    if (e->collective_ms > 0)
+        fprintf(out, "; collective %.1f ms", e->collective_ms);
+    fprintf(out, "; %ld gaps, longest %.1f ms", e->ngaps, e->longest_gap_ms);
+    if (e->dropped)
+        fprintf(out, "; %lld records dropped", e->dropped);
+    fputc('\n', out);
+}
