@@ -351,6 +351,7 @@ double analysis_sensor_period_s(const struct analysis *a, int gpu_index, int sen
 void analysis_free(struct analysis *a)
 {
     free(a->cadence);
+    free(a->kernel_ev);
     for (long i = 0; i < a->nwindows; i++) {
         free(a->windows[i].gpu);
         window_tape_free(a->windows[i].tape);

@@ -153,7 +153,8 @@ struct window_gpu {
                                     the window started (--gpu auto) */
     struct breakdown bd;         /* busy (compute) / idle (host-cpu, waiting) in time */
     struct gpm_evidence gpm;     /* SM activity etc. from GPM spans (gpm_evidence.h) */
-    struct kernel_evidence kernels; /* from TRACE.kernels, --cuda (kernels_window.h) */
+    long kernels;                /* 1-based index into analysis.kernel_ev (TRACE.kernels,
+                                    --cuda; kernels_window.h); 0: no kernel data */
     struct pcie_traffic pcie;    /* host<->GPU bytes (pcie_window.h) */
     /* Whose SM time it was (proc_share.h): the per-process readings
      * overlapping the window, weighted by overlap; NAN when none. */
@@ -279,6 +280,8 @@ struct recording_result {
 };
 
 struct analysis {
+    struct kernel_evidence *kernel_ev;  /* the windows' GPUs' kernel evidence (window_gpu.kernels) */
+    long nkernel_ev, cap_kernel_ev;
     const char *path;
     struct gpu_ident idents[ANALYSIS_MAX_IDENTS]; /* one trace's GPUs, from its EVENT rows */
     char hostname[64], driver[40], nvml[40]; /* its flinch_host row ("" if none) */

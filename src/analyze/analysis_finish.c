@@ -226,7 +226,7 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
             c->kernels = kernels_file_load(kpath);
             c->kernels_loaded = 1;
         }
-        kernels_window(c->kernels, w);
+        kernels_window(c->kernels, c->a, w);
     }
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);

@@ -64,18 +64,38 @@ static void one_gpu(const struct kernels_data *k, const struct kernels_device *d
     free(acc);
 }
 
-void kernels_window(const struct kernels_data *k, struct window *w)
+void kernels_window(const struct kernels_data *k, struct analysis *a, struct window *w)
 {
     for (int i = 0; i < w->ngpu; i++) {
-        memset(&w->gpu[i].kernels, 0, sizeof w->gpu[i].kernels);
-        if (k && i < k->ndev)
-            one_gpu(k, &k->dev[i], w->t_start_ns, w->t_end_ns, &w->gpu[i].kernels);
+        w->gpu[i].kernels = 0;
+        if (!k || i >= k->ndev)
+            continue;
+        struct kernel_evidence e;
+        one_gpu(k, &k->dev[i], w->t_start_ns, w->t_end_ns, &e);
+        if (!e.present)
+            continue;
+        if (a->nkernel_ev == a->cap_kernel_ev) {
+            long cap = a->cap_kernel_ev ? 2 * a->cap_kernel_ev : 64;
+            struct kernel_evidence *p = realloc(a->kernel_ev, (size_t)cap * sizeof *p);
+            if (!p)
+                return;                 /* out of memory: answered from the sensors */
+            a->kernel_ev = p;
+            a->cap_kernel_ev = cap;
+        }
+        a->kernel_ev[a->nkernel_ev++] = e;
+        w->gpu[i].kernels = a->nkernel_ev;
     }
 }
 
-void kernels_window_json(FILE *out, const struct kernel_evidence *e)
+const struct kernel_evidence *kernels_of(const struct analysis *a, const struct window_gpu *g)
 {
-    if (!e->present)
+    return g->kernels > 0 && g->kernels <= a->nkernel_ev ? &a->kernel_ev[g->kernels - 1] : NULL;
+}
+
+void kernels_window_json(FILE *out, const struct analysis *a, const struct window_gpu *g)
+{
+    const struct kernel_evidence *e = kernels_of(a, g);
+    if (!e)
         return;
     fputs(",\"kernels\":{\"busy_ms\":", out);
     json_write_number(out, "%.3f", e->busy_ms);
@@ -96,9 +116,11 @@ void kernels_window_json(FILE *out, const struct kernel_evidence *e)
     fprintf(out, "},\"dropped\":%lld}", e->dropped);
 }
 
-void kernels_window_text(FILE *out, const struct kernel_evidence *e, double window_ms)
+void kernels_window_text(FILE *out, const struct analysis *a, const struct window_gpu *g,
+                         double window_ms)
 {
-    if (!e->present)
+    const struct kernel_evidence *e = kernels_of(a, g);
+    if (!e)
         return;
     fprintf(out, "    kernels: compute %.1f ms of %.1f in %ld kernels", e->busy_ms, window_ms, e->count);
     double named = 0;

@@ -31,14 +31,22 @@ struct kernel_evidence {
     struct { char name[96]; double ms; } top[KERNELS_WINDOW_TOP]; /* names cut to 95 bytes */
 };
 
+struct analysis;
 struct window;
+struct window_gpu;
 
-/* Fills the evidence of each of w's GPUs from k (NULL: none). */
-void kernels_window(const struct kernels_data *k, struct window *w);
+/* The evidence of each of w's GPUs from k (NULL: none), kept in
+ * a->kernel_ev (a window_gpu holds its index: the evidence is large and
+ * most windows of most traces have none). */
+void kernels_window(const struct kernels_data *k, struct analysis *a, struct window *w);
+
+/* A GPU's evidence, NULL when none. */
+const struct kernel_evidence *kernels_of(const struct analysis *a, const struct window_gpu *g);
 
 /* ,"kernels":{...} for one GPU (nothing when absent). */
-void kernels_window_json(FILE *out, const struct kernel_evidence *e);
+void kernels_window_json(FILE *out, const struct analysis *a, const struct window_gpu *g);
 /* "    kernels: compute 424.0 ms in 3112 kernels: 61% gemm, ...; 57 gaps, longest 0.4 ms" */
-void kernels_window_text(FILE *out, const struct kernel_evidence *e, double window_ms);
+void kernels_window_text(FILE *out, const struct analysis *a, const struct window_gpu *g,
+                         double window_ms);
 
 #endif

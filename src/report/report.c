@@ -246,7 +246,7 @@ static void text_window(FILE *out, const struct analysis *a, const struct window
         fprintf(out, "\n");
         text_fault(out, a, g, name);
         report_gpm_text(out, w, g);
-        kernels_window_text(out, &g->kernels, w->duration_s * 1e3);
+        kernels_window_text(out, a, g, w->duration_s * 1e3);
         char share[256];
         if (*proc_share_text(g, share, sizeof share))
             fprintf(out, "    %s processes: %s\n", name, share);

@@ -393,7 +393,7 @@ void report_json(FILE *out, const struct analysis *a)
             fputc('}', out);
             json_breakdown(out, &g->bd);
             report_gpm_json(out, a, g);
-            kernels_window_json(out, &g->kernels);
+            kernels_window_json(out, a, g);
             report_pcie_json(out, &g->pcie, w->duration_s);
             json_num(out, "proc_sm_pct", "%.3f", g->proc_sm_pct);
             json_num(out, "other_sm_pct", "%.3f", g->other_sm_pct);

@@ -77,6 +77,8 @@ static int cmp_line(const void *a, const void *b)
 
 static void merge(struct kernels_span *s, long *n)
 {
+    if (*n == 0)
+        return;                         /* s may be NULL: qsort must not see it */
     qsort(s, (size_t)*n, sizeof *s, cmp_span);
     long m = 0;
     for (long i = 0; i < *n; i++) {
@@ -199,7 +201,8 @@ struct kernels_data *kernels_file_load(const char *path)
     for (int g = 0; g < k->ndev; g++) {
         merge(k->dev[g].busy, &k->dev[g].nbusy);
         merge(k->dev[g].coll, &k->dev[g].ncoll);
-        qsort(k->dev[g].lines, (size_t)k->dev[g].nlines, sizeof *k->dev[g].lines, cmp_line);
+        if (k->dev[g].nlines)
+            qsort(k->dev[g].lines, (size_t)k->dev[g].nlines, sizeof *k->dev[g].lines, cmp_line);
     }
     return k;
 }
