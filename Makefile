@@ -211,10 +211,12 @@ fuzz: $(FUZZ_BIN)
 	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 # soak: SOAK_SECONDS (default one hour) of recording at 1 ms on the simulated
-# GPU with marks from several writers; RSS, marks and sample count checked.
+# GPU with marks from several writers; RSS, marks and sample count checked;
+# then the CUDA injection library under ThreadSanitizer (tests/cuda_tsan.sh).
 SOAK_SECONDS ?= 3600
 soak: tests
 	@sh tests/soak.sh $(SOAK_SECONDS) $(BUILD)
+	@sh tests/cuda_tsan.sh
 
 # valgrind: memcheck (zero errors, zero definite/indirect leaks) over a few
 # representative commands; see tests/valgrind.sh.
@@ -280,6 +282,6 @@ uninstall:
 	-rmdir $(DESTDIR)$(PREFIX)/lib/flinch 2>/dev/null
 
 clean:
-	rm -rf build build-asan build-clang build-fuzz
+	rm -rf build build-asan build-clang build-fuzz build-tsan-cuda
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

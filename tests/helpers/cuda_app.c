@@ -35,12 +35,10 @@ typedef int (*kernel_fn)(uint32_t, uint32_t, uint64_t, uint64_t, const char *, u
 typedef int (*copy_fn)(uint32_t, uint64_t, uint64_t, uint64_t, int);
 
 static init_fn init;
-static int thread_rc;
 
 static void *init_thread(void *arg)
 {
-    (void)arg;
-    thread_rc = init();
+    *(int *)arg = init();
     return NULL;
 }
 
@@ -85,14 +83,13 @@ static int run(const char *scenario, int fork_after)
     void *p = sym(h, "InitializeInjection");
     memcpy(&init, &p, sizeof p);
     pthread_t a, b;
-    int rc_b = 0;
-    pthread_create(&a, NULL, init_thread, NULL);
-    pthread_create(&b, NULL, init_thread, NULL);
+    int rc_a = 0, rc_b = 0;
+    pthread_create(&a, NULL, init_thread, &rc_a);
+    pthread_create(&b, NULL, init_thread, &rc_b);
     pthread_join(a, NULL);
-    rc_b = thread_rc;
     pthread_join(b, NULL);
     int rc_main = init();
-    printf("init=%d %d %d\n", rc_b, thread_rc, rc_main);
+    printf("init=%d %d %d\n", rc_a, rc_b, rc_main);
     fflush(stdout);
     if (fork_after) {
         pid_t c = fork();
