@@ -249,6 +249,14 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
         { "util_period_us", &ss->util_period_ns, 0 },
         { "util_phase_us", &ss->util_phase_ns, SIM_PHASE_UTIL },
     };
+    if (strcmp(d, "event_lag_us") == 0) {
+        if (ntok != 2)
+            return scenario_fail(p, "%s: expected one value", d);
+        if (scenario_int_arg(p, d, tok[1], 0, 50000, &n))
+            return -1;
+        ss->event_lag_ns = n * 1000;
+        return 0;
+    }
     for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
         if (strcmp(d, us[i].name) != 0)
             continue;

@@ -93,6 +93,7 @@ struct sim_sensors {
     long long instant_window_ns, instant_period_ns, instant_phase_ns;
     long long average_period_ns, average_phase_ns;
     long long util_period_ns, util_phase_ns;
+    long long event_lag_ns;        /* clock-event reasons and SM clock report t - lag (0..50 ms) */
     unsigned long long seed;
     int have_seed;
     unsigned phase_set;

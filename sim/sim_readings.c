@@ -85,7 +85,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t 
     nvmlReturn_t rc = sim_device_query(device, out, SIM_FN_CLOCK, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    *clock = type == NVML_CLOCK_MEM ? 2619 : timeline_reading_at(&sim_scn, gpu, t)->clock_mhz;
+    /* the SM clock lags the load by event_lag_us (sim/SCENARIO.md) */
+    *clock = type == NVML_CLOCK_MEM ? 2619
+             : timeline_reading_at(&sim_scn, gpu, t - sim_scn.sensors.event_lag_ns)->clock_mhz;
     pthread_mutex_unlock(&sim_lock);
     return NVML_SUCCESS;
 }
@@ -123,7 +125,7 @@ static nvmlReturn_t clock_reasons(nvmlDevice_t device, unsigned long long *reaso
     nvmlReturn_t rc = sim_device_query(device, reasons, func, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    *reasons = timeline_reading_at(&sim_scn, gpu, t)->reasons;
+    *reasons = timeline_reading_at(&sim_scn, gpu, t - sim_scn.sensors.event_lag_ns)->reasons;
     pthread_mutex_unlock(&sim_lock);
     return NVML_SUCCESS;
 }

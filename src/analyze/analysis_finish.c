@@ -14,6 +14,12 @@
 #include "pcie_window.h"
 #include "breakdown.h"
 #include "confidence.h"
+#include "sensor_figures.h"
+
+/* The longest hold a partial reading may have: the slowest refresh assumed
+ * (sensor_figures.h) plus a sample interval or two. */
+#define HOLD_POWER_MAX_MS (FIGURE_POWER_REFRESH_MS + 20)
+#define HOLD_UTIL_MAX_MS (FIGURE_UTIL_PERIOD_MS + 20)
 #include "diag.h"
 
 int finish_trace(struct ctx *c)
@@ -157,6 +163,15 @@ static void apply_faults(struct window *w, struct window_gpu *g, const struct se
     g->mean_power_w = g->energy_j / w->duration_s;
 }
 
+/* The recorded NVML name of GPU gpu (one trace only), NULL when unknown. */
+static const char *gpu_name_of(const struct analysis *a, int gpu)
+{
+    for (int k = 0; a->nhosts <= 1 && k < a->nidents; k++)
+        if (a->idents[k].id == gpu && a->idents[k].name[0])
+            return a->idents[k].name;
+    return NULL;
+}
+
 static void finish_one(struct ctx *c, struct window *w, const double *step, const double *idle,
                        const double *busy, const double *util_period,
                        const struct sensor_faults *const *faults)
@@ -203,14 +218,22 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
     for (int s = 0; s < w->ngpu && s < ANALYSIS_MAX_GPUS; s++) {
         const struct cadence *ci = c->a->cadence ? &c->a->cadence[s * SENSOR_N + SENSOR_INSTANT] : NULL;
         const struct cadence *cu = c->a->cadence ? &c->a->cadence[s * SENSOR_N + SENSOR_UTIL] : NULL;
-        cad[s].power_refresh_ms = ci && !ci->at_most ? ci->period_s * 1e3 : NAN;
-        cad[s].power_window_ms = NAN;
-        cad[s].util_period_ms = cu && !cu->at_most ? cu->period_s * 1e3 : NAN;
+        const struct cadence *ca = c->a->cadence ? &c->a->cadence[s * SENSOR_N + SENSOR_AVERAGE] : NULL;
+        /* a sensor that changed at (nearly) every sample is as fast as the
+         * sampler: its period is at most the sample interval, no window seen */
+        cad[s].power_refresh_ms = ci ? ci->period_s * 1e3 : NAN;
+        cad[s].power_window_ms = ci && ci->at_most ? 0 : NAN;
+        cad[s].util_period_ms = cu ? cu->period_s * 1e3 : NAN;
+        cad[s].average_refresh_ms = ca ? ca->period_s * 1e3 : NAN;
+        cad[s].average_window_ms = NAN;
+        cad[s].event_lag_ms = NAN;
         /* too few changes to measure: the holds of partial readings (partial_hold.h) */
-        if (isnan(cad[s].power_refresh_ms) && !(ci && ci->at_most))
+        if (isnan(cad[s].power_refresh_ms))
             cad[s].power_refresh_ms = c->hold_power_ms[s];
-        if (isnan(cad[s].util_period_ms) && !(cu && cu->at_most))
+        if (isnan(cad[s].util_period_ms))
             cad[s].util_period_ms = c->hold_util_ms[s];
+        /* still unknown: the GPU's documented figures, else conservative ones */
+        sensor_figures_settle(&cad[s], gpu_name_of(c->a, w->gpu[s].gpu));
     }
     /* GpuIdle counts only where it is live: a driver that never sets it,
      * or never clears it, says nothing (set by the end of the trace) */
@@ -283,8 +306,8 @@ void finish_analysis(struct ctx *c)
     for (int i = 0; i < n; i++) {
         struct gpu_stream *g = &c->gpu[order[i]];
         step[i] = integ_counter_step_s(&g->ig);
-        c->hold_power_ms[i] = partial_hold_period_ms(g->hold_power);
-        c->hold_util_ms[i] = partial_hold_period_ms(g->hold_util);
+        c->hold_power_ms[i] = partial_hold_period_ms(g->hold_power, HOLD_POWER_MAX_MS);
+        c->hold_util_ms[i] = partial_hold_period_ms(g->hold_util, HOLD_UTIL_MAX_MS);
         a->gpu_ids[i] = g->id;
         util_period[i] = cadence_get(g->cadence, SENSOR_UTIL).period_s;
         faults_finish(&g->faults, integ_latest_sample(&g->ig));
@@ -415,8 +438,8 @@ void finish_window_so_far(struct ctx *c, struct window *w, const char **levels_o
             if (!isnan(c->opt->busy_w))
                 busy[i] = c->opt->busy_w;
             step[i] = integ_counter_step_s(&g->ig);
-            c->hold_power_ms[i] = partial_hold_period_ms(g->hold_power);
-            c->hold_util_ms[i] = partial_hold_period_ms(g->hold_util);
+            c->hold_power_ms[i] = partial_hold_period_ms(g->hold_power, HOLD_POWER_MAX_MS);
+            c->hold_util_ms[i] = partial_hold_period_ms(g->hold_util, HOLD_UTIL_MAX_MS);
             util_period[i] = cadence_get(g->cadence, SENSOR_UTIL).period_s;
             faults[i] = &g->faults;       /* the spans seen so far */
             for (int k = 0; a->cadence && k < SENSOR_N; k++)

@@ -52,6 +52,10 @@ static short thread_name_index(struct ctx *c, const char *name)
  * tick: the recorder's own rule (gpu_sampler.c: the first tick, then every
  * round(GPU_MEDIUM_MS / interval) ticks). The interval is the time per
  * tick since the first row. Without a tick column every row is fresh. */
+/* Ticks over which the sample interval is measured before the medium
+ * period is settled (until then every row counts as read). */
+#define MEDIUM_BASELINE_TICKS 16
+
 static int medium_fresh(struct gpu_stream *g, const struct trace_row *r, const struct gpu_sample *s)
 {
     double tk = r->v[COL_TICK];
@@ -61,12 +65,17 @@ static int medium_fresh(struct gpu_stream *g, const struct trace_row *r, const s
         if (g->first_tick < 0) {
             g->first_tick = tick;
             g->first_t = r->t_mono_ns;
-        } else if (!g->medium_every && tick > g->first_tick) {
+        } else if (!g->medium_every && tick - g->first_tick >= MEDIUM_BASELINE_TICKS) {
+            /* the interval over many ticks: a dithered tick (record --dither)
+             * lasts anywhere from 0 to 2 intervals, so the first one alone
+             * misjudged the period (every row then looked read) */
             double interval_ms = (double)(r->t_mono_ns - g->first_t) / 1e6 / (double)(tick - g->first_tick);
             int ms = (int)lround(interval_ms);
             g->medium_every = ms < 1 ? 1 : (GPU_MEDIUM_MS + ms / 2) / ms;
             if (g->medium_every < 1)
                 g->medium_every = 1;
+            /* the recorder's reads fall on first_tick + k * every */
+            g->medium_last_tick = g->first_tick + (tick - 1 - g->first_tick) / g->medium_every * g->medium_every;
         }
         int64_t every = g->medium_every ? g->medium_every : 1;
         fresh = g->medium_last_tick < 0 || tick - g->medium_last_tick >= every || tick < g->medium_last_tick;
@@ -109,6 +118,7 @@ int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
         else
             c->a->gpm_seen = 1;
         s.pcie_bytes = g->pcie_now;
+        s.energy_mj = r->v[COL_GPU_ENERGY_MJ];
         s.idle_bit = isnan(r->v[COL_GPU_CLOCK_EVENT_REASONS]) ? -1 : (signed char)(r->clock_event_reasons & 1);
         s.medium_fresh = medium_fresh(g, r, &s);
         if (s.idle_bit >= 0)
@@ -146,7 +156,11 @@ int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1)
     w->tape = wt;
     for (int s = 0; s < c->ngpu && s < TAPE_MAX_GPUS; s++) {
         void *p;
-        if (tape_slice(&c->gpu[s].tape, t0, t1, &p, &wt->ngpu_samples[s]) != 0)
+        /* a margin around the window: lagging sensors describe the window's
+         * first instants after its start, and the energy counter's step
+         * holding an edge begins up to a step before it (breakdown_gpu.c) */
+        if (tape_slice(&c->gpu[s].tape, t0 - TAPE_MARGIN_NS, t1 + TAPE_MARGIN_NS, &p,
+                       &wt->ngpu_samples[s]) != 0)
             return -1;
         wt->gpu[s] = p;
         wt->gpu_id[s] = c->gpu[s].id;

@@ -31,6 +31,7 @@ struct gpu_sample {
     float sm_occupancy_pct, tensor_pct, dram_bw_pct; /* GPM, same span */
     float gpm_span_ms;         /* that span's length; NAN on rows without GPM values */
     double pcie_bytes;         /* PCIe TX + RX so far, continuous (pcie_counter.h) */
+    double energy_mj;          /* the energy counter as read (gpu_energy_mJ), NAN when none */
     signed char idle_bit;      /* clock-event reason GpuIdle (0x1) */
     unsigned char medium_fresh; /* utilization, SM clock and reasons were read at this tick */
 };
@@ -66,6 +67,8 @@ int tape_slice(const struct tape *t, int64_t t0, int64_t t1, void **out, long *n
 
 /* Medium readings a recorder (an older one, or utilization today) reads
  * on every row rather than every ~50 ms. */
+/* What a window's GPU tape holds beyond its edges (analysis_tape.c). */
+#define TAPE_MARGIN_NS 250000000LL
 #define EVERY_TICK_UTIL 0x1
 #define EVERY_TICK_REASONS 0x2
 #define EVERY_TICK_CLOCK 0x4

@@ -38,7 +38,7 @@ out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end
 expect_eq "flinch trace: --windows table" "$out" "$(cat "$FX/flinch_windows.table.expected")"
 expect_match "table: waiting window" '^     2      1\.500     0\.500000      30\.000 .* waiting +medium +none +power 60 W = idle 60 W \+ 0% of the busy range$' "$out"
 expect_match "table: host-cpu window" '^     3 .* 30\.0       6    100\.0        0\.0      500\.0        0\.0 host-cpu +medium +none +power 60 W' "$out"
-expect_match "table: segments line" '^       segments: host-cpu 0-500 ms \(edges \+-50\.0 ms\)$' "$out"
+expect_match "table: segments line" '^       segments: host-cpu 0-500 ms \(edges \+-62\.0 ms\)$' "$out"
 out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token --format csv)
 expect_eq "flinch trace: --format csv" "$out" "$(cat "$FX/flinch_windows.csv.expected")"
 "$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token --format json >w.json

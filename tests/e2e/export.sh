@@ -39,8 +39,8 @@ expect_eq "process CPU counter" "$(grep '"process CPU"' a.json)" \
 expect_eq "marks as instant events" "$(grep '"ph":"i"' a.json | sed 's/,"ph":"i","s":"p","pid":1000,"tid":1//' | tr '\n' ' ')" \
   '{"name":"begin","ts":0.000,"args":{"line":2}}, {"name":"infer_start","ts":950000.001,"args":{"line":23}}, {"name":"first_token","ts":1650000.001,"args":{"line":38}}, {"name":"a<b&\"c\"","ts":1950000.001,"args":{"line":45}}, {"name":"end","ts":3000000.001,"args":{"line":68}}, '
 expect_eq "window as a complete event" "$(grep '"ph":"X"' a.json)" \
-  '{"name":"infer_start→first_token","cat":"window","ph":"X","pid":1000,"tid":2,"ts":950000.001,"dur":700000.000,"args":{"window":1,"verdict":"compute","energy_J":450.5499995,"uncertainty_J":43.506,"mean_power_W":643.6428564,"duration_s":0.7,"evidence":"100% compute (700 ms), edges +-50 ms; power 574 W = idle 75 W + 93% of the busy range (gpu 0); gpu util 94%; gpus: gpu 0 computes 700 ms, the others 0 ms at most and wait (a straggler); cpu 10%; process 0.50 cores"}},
-{"name":"compute","cat":"segment","ph":"X","pid":1000,"tid":2,"ts":950000.001,"dur":700000.000,"args":{"window":1,"resolution_ms":50}}'
+  '{"name":"infer_start→first_token","cat":"window","ph":"X","pid":1000,"tid":2,"ts":950000.001,"dur":700000.000,"args":{"window":1,"verdict":"compute","energy_J":450.5499995,"uncertainty_J":43.506,"mean_power_W":643.6428564,"duration_s":0.7,"evidence":"100% compute (700 ms), edges +-66 ms; power 574 W = idle 75 W + 93% of the busy range (gpu 0); gpu util 94%; gpus: gpu 0 computes 700 ms, the others 0 ms at most and wait (a straggler); cpu 10%; process 0.50 cores"}},
+{"name":"compute","cat":"segment","ph":"X","pid":1000,"tid":2,"ts":950000.001,"dur":700000.000,"args":{"window":1,"resolution_ms":65.96648045}}'
 expect_status "export --no-windows" 0 "$FLINCH" export -f perfetto "$FIX" -o nw.json -q --no-windows
 expect_eq "no complete events" "$(grep -c '"ph":"X"' nw.json)" 0
 expect_status "export --start/--end" 0 "$FLINCH" export -f perfetto "$FIX" -o se.json -q --start first_token --end 'a<b&"c"'

@@ -82,8 +82,11 @@ expect_eq "--copy-gbps 0: usage error" "$rc $err" \
   "2 flinch analyze: --copy-gbps: must be above 0 and at most 1000, got '0'"
 
 # 2. Copy for 300 ms, then compute for 420 ms: mixed, and the copying is
-# appended. The breakdown puts the edge between the samples at 1290 and
-# 1300 ms (295 ms, +-5): 8000 MB/s x 0.295 s = 2.36 GB in its waiting part.
+# appended. The breakdown puts the edge where every signal allows it: after
+# the energy counter's last idle step (its update at 1300 ms placed to +-5
+# ms: idle known to 1295) and before the first sample that read busy power
+# (1300 ms): 297.5 +-2.5 ms, so 8000 MB/s x 0.2975 s = 2.38 GB in its
+# waiting part, all of it copying.
 cat >mixed.scn <<'SCN'
 at 0 power=75 util=0 clock=345 reasons=0x1 pcie_tx=1 pcie_rx=1
 at 1000 pcie_rx=8000
@@ -94,7 +97,7 @@ vrec mixed.scn mixed.csv
 out=$(an mixed.csv)
 expect_match "copy then compute: 2.4 GB from the host" '^  pcie: to host 0\.001 GB, from host 2\.400 GB, mean 3\.335 GB/s' "$out"
 expect_match "copy then compute: mixed, the copying appended" \
-  '^  verdict=mixed  42% waiting \(300 ms\), then 58% compute \(420 ms\).*; host<->GPU copies: 295 ms of 300 ms waiting moved 2\.360 GB over PCIe at 8\.0 GB/s \(counters read every 10 ms\)$' "$out"
+  '^  verdict=mixed  41% waiting \(298 ms\), then 59% compute \(422 ms\).*; host<->GPU copies: 298 ms of 298 ms waiting moved 2\.380 GB over PCIe at 8\.0 GB/s \(counters read every 10 ms\)$' "$out"
 
 # 3. A quiet pause (50 MB/s from the host): plain waiting, no copy time.
 printf 'at 0 power=75 util=0 clock=345 reasons=0x1 pcie_tx=1 pcie_rx=50\n' >quiet.scn

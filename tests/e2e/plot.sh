@@ -25,10 +25,10 @@ expect_eq "average dashed, instant solid" "$(grep -c '<polyline class="s avg"' f
 # 31 samples per GPU, one bucket each: every sample kept
 expect_eq "GPU 0 instant points" "$(grep 'GPU 0 power, instant' f.svg | grep -o '[" ][0-9.]*,[0-9.]*' | wc -l)" 31
 expect_eq "window tooltip" "$(grep -o '<title>window[^<]*</title>' f.svg)" \
-  "<title>window 1: infer_start→first_token: 0.700 s, 450.5 J, compute (100% compute (700 ms), edges +-50 ms; power 574 W = idle 75 W + 93% of the busy range (gpu 0); gpu util 94%; gpus: gpu 0 computes 700 ms, the others 0 ms at most and wait (a straggler); cpu 10%; process 0.50 cores)</title>"
+  "<title>window 1: infer_start→first_token: 0.700 s, 450.5 J, compute (100% compute (700 ms), edges +-66 ms; power 574 W = idle 75 W + 93% of the busy range (gpu 0); gpu util 94%; gpus: gpu 0 computes 700 ms, the others 0 ms at most and wait (a straggler); cpu 10%; process 0.50 cores)</title>"
 # the breakdown as a band of segments inside the window: one compute segment
 expect_eq "window segments band" "$(grep -o '<rect [^>]*class="seg" fill="[^"]*"><title>[^<]*</title>' f.svg | sed 's/.*fill="\([^"]*\)"><title>/\1 /; s/<.*//')" \
-  "#2ca02c compute 0-700 ms (+-50 ms)"
+  "#2ca02c compute 0-700 ms (+-66 ms)"
 expect_eq "window shaded green" "$(grep -c '<rect [^>]*class="win" fill="#2ca02c"><title>window' f.svg)" 1
 expect_eq "mark lines (5 + legend)" "$(grep -c 'class="mark"' f.svg)" 6
 expect_eq "mark labels" "$(grep -o '<text[^>]*class="mlabel"[^>]*>[^<]*' f.svg | sed 's/.*>//' | tr '\n' '|')" \

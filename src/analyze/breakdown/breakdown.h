@@ -16,13 +16,15 @@
 #include "analysis.h"
 #include "tape.h"
 
-/* How a GPU's sensors report, as analyze knows it (NAN: unknown, treated as
- * an ideal sensor that reads the instant it is sampled). A reading taken at
- * t describes the mean over [r - window, r] for the latest refresh r in
- * (t - refresh, t]. */
+/* How a GPU's sensors report, as analyze knows it (NAN: unknown, settled to
+ * a conservative figure by sensor_figures.h; 0: ideal, reads the instant it
+ * is sampled). A reading taken at t describes the mean over
+ * [r - window, r] for the latest refresh r in (t - refresh, t]. */
 struct sensor_cadence {
     double power_refresh_ms, power_window_ms;   /* gpu_power_instant_W */
     double util_period_ms;                      /* gpu_util_pct (refresh = averaging period) */
+    double average_refresh_ms, average_window_ms; /* gpu_power_W (1 s average on Ampere+) */
+    double event_lag_ms;                        /* the GpuIdle reason reports t - lag, lag <= this */
 };
 
 /* Multi-GPU pattern of a window (ngpu >= 2). */

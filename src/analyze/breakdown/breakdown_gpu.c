@@ -1,119 +1,148 @@
 /*
  * breakdown_gpu.c — the breakdown's per-instant "is this GPU busy"
  * decision: one GPU's readings fused into a busy/idle timeline
- * (breakdown_internal.h).
+ * (breakdown_internal.h), each signal trusted only for what it can know.
  *
- * Each signal of a GPU is a list of readings, each deciding busy, idle or
- * "no opinion" about the moment it describes: instantaneous power busy at or
- * above compute_frac of the GPU's busy range and idle at or below idle_frac
- * (between: memory-bound kernels and partial load draw moderate power, so
- * power alone cannot tell); utilization busy at >= 50% and idle at <= 5%;
- * SM activity (GPM: the share of SMs busy over a ~200 ms span, in windows
- * that hold two spans whole, gpm_evidence.h) the same; the GpuIdle reason
- * bit idle when set. A reading describes an earlier moment than its stamp
- * when its sensor averages or refreshes slowly: it is placed at the centre
- * of the span it may cover (struct sensor_cadence). Between two readings of
- * one signal that disagree the change is put half way, and that edge is
- * known to within half the distance plus the sensor's own smear: that is
- * the edge's resolution.
+ * Each signal's readings say busy, idle or nothing (between its
+ * thresholds): instantaneous power busy at or above compute_frac of the
+ * GPU's busy range and idle at or below idle_frac; utilization busy at
+ * >= 50 % and idle at <= 5 %; SM activity (GPM, in windows that hold two
+ * spans whole, gpm_evidence.h) the same; the GpuIdle reason bit idle when
+ * set; the energy counter's steps by their mean power, like instantaneous
+ * power. The SM clock decides nothing: a clock ramping up from idle is
+ * compute, and high clocks linger after work.
  *
- * The fused decision at an instant: the strong signals (power, utilization,
- * SM activity) decide when they agree or only one has an opinion; when they
- * conflict, the GpuIdle bit settles it, else power (it reacts fastest on
- * ideal sensors). With no strong opinion: GpuIdle, then the 1 s average
- * power, then the SM clock (high clocks linger after work, so it is last).
+ * What a reading can know. A reading stamped t describes the mean over
+ * [r - W, r] for its sensor's last refresh r in (t - R, t] (R: refresh
+ * period, W: averaging window; sensor_figures.h when the trace cannot show
+ * them): nothing after r, which may be R before its stamp. So between the
+ * last reading in one state (stamped a) and the first in another (stamped
+ * b) the change lies in [a - R - W, b], and a run of readings in one state
+ * makes that state known only from its first stamp to R + W before its
+ * last. The GpuIdle bit reports its state up to a lag L late (R = L,
+ * W = 0). The energy counter is exact at its updates, which lie between
+ * the samples around each change: a step's mean power is known, a step
+ * between an idle and a busy one holds the change, and its energy places
+ * it (the two-level split the energy estimator makes, energy_estimator.c)
+ * to within what the update instants and the neighbouring levels allow.
+ *
+ * Fusion: at each instant, the signals that know their state there decide;
+ * where they disagree (a sensor off its assumptions) the order GpuIdle,
+ * counter, power, SM activity, utilization settles it. Where none knows,
+ * the change lies somewhere in that span: the edge is put at its middle,
+ * known to half its length. That is the intersection of what every signal
+ * allows, so the printed resolution holds as long as each signal's
+ * assumptions do; where known states disagree next to an edge, the edge's
+ * resolution widens over the disagreement. The 1 s average power counts
+ * only when the trace has none of the others.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "breakdown_internal.h"
+#include "energy_estimator.h"
+#include "sensor_figures.h"
 
-enum { SIG_POWER, SIG_UTIL, SIG_SMACT, SIG_IDLEBIT, SIG_AVERAGE, SIG_CLOCK, SIG_N };
+/* In conflict order (see above). */
+enum { SIG_IDLEBIT, SIG_COUNTER, SIG_POWER, SIG_SMACT, SIG_UTIL, SIG_AVERAGE, SIG_N };
 
-/* One signal's readings: tau (ms from window start, shifted) and state. */
-struct signal {
-    long n;
-    double *tau;
-    unsigned char *st;
-    double smear_ms;          /* added to every edge's resolution */
+#define ST_UNKNOWN 4             /* fused: no signal knows */
+#define COUNTER_RAMP_MS 2.0      /* a change is a ramp of a few ms, not a jump */
+#define COUNTER_NOISE_FRAC 0.05  /* an end step this close to a level is at it */
+
+/* Where one signal knows the GPU's state: sorted, disjoint spans. */
+struct span { double lo, hi; unsigned char st; };
+struct known {
+    long n, cap;
+    struct span *s;
+    double half_width;           /* a typical edge's resolution from this signal alone */
+    double *pt;                  /* where it places changes exactly (counter splits), sorted */
+    long npt, cappt;
 };
 
-/* A signal's state at x: the nearer reading's (half way between two);
- * *res: how well that is known there (half the distance between the two
- * readings around x plus the sensor's smear). */
-static unsigned char sig_at_res(const struct signal *s, double x, double *res)
+static int point_push(struct known *k, double x)
 {
-    *res = INFINITY;
-    if (s->n == 0)
-        return ST_NONE;
-    long lo = 0, hi = s->n;              /* first tau > x */
+    if (k->npt == k->cappt) {
+        long ncap = k->cappt ? k->cappt * 2 : 16;
+        double *np = realloc(k->pt, sizeof *np * (size_t)ncap);
+        if (!np)
+            return -1;
+        k->pt = np;
+        k->cappt = ncap;
+    }
+    k->pt[k->npt++] = x;
+    return 0;
+}
+
+static int span_push(struct known *k, double lo, double hi, unsigned char st)
+{
+    if (!(lo < hi))
+        return 0;
+    if (k->n && k->s[k->n - 1].st == st && lo <= k->s[k->n - 1].hi) {
+        k->s[k->n - 1].hi = fmax(k->s[k->n - 1].hi, hi);
+        return 0;
+    }
+    if (k->n && lo < k->s[k->n - 1].hi)          /* keep them disjoint */
+        lo = k->s[k->n - 1].hi;
+    if (!(lo < hi))
+        return 0;
+    if (k->n == k->cap) {
+        long ncap = k->cap ? k->cap * 2 : 32;
+        struct span *ns = realloc(k->s, sizeof *ns * (size_t)ncap);
+        if (!ns)
+            return -1;
+        k->s = ns;
+        k->cap = ncap;
+    }
+    k->s[k->n++] = (struct span){ lo, hi, st };
+    return 0;
+}
+
+/* The state signal k knows at x, ST_NONE when it does not. */
+static unsigned char known_at(const struct known *k, double x)
+{
+    long lo = 0, hi = k->n;                       /* first span with lo > x */
     while (lo < hi) {
         long mid = lo + (hi - lo) / 2;
-        if (s->tau[mid] <= x)
+        if (k->s[mid].lo <= x)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0)
-        return s->st[0];
-    if (lo == s->n)
-        return s->st[s->n - 1];
-    *res = (s->tau[lo] - s->tau[lo - 1]) / 2 + s->smear_ms;
-    return x < (s->tau[lo - 1] + s->tau[lo]) / 2 ? s->st[lo - 1] : s->st[lo];
-}
-static unsigned char fuse(const struct signal *sig, double x)
-{
-    unsigned char s[SIG_N];
-    double res[SIG_N];
-    for (int k = 0; k < SIG_N; k++)
-        s[k] = sig_at_res(&sig[k], x, &res[k]);
-    int busy = 0, idle = 0;
-    for (int k = SIG_POWER; k <= SIG_IDLEBIT; k++) {
-        busy += s[k] == ST_BUSY;
-        idle += s[k] == ST_IDLE;
-    }
-    if (busy && idle) {
-        /* Near an edge the sensors disagree until the slower ones catch up:
-         * the signal read most finely around x decides; at equal fineness
-         * GpuIdle, a current state, before the averaged ones. */
-        static const int order[4] = { SIG_IDLEBIT, SIG_POWER, SIG_SMACT, SIG_UTIL };
-        int best = -1;
-        for (int i = 0; i < 4; i++) {
-            int k = order[i];
-            if (s[k] != ST_NONE && (best < 0 || res[k] < res[best]))
-                best = k;
-        }
-        return s[best];
-    }
-    if (busy || idle)
-        return busy ? ST_BUSY : ST_IDLE;
-    for (int k = SIG_AVERAGE; k < SIG_N; k++)
-        if (s[k] != ST_NONE)
-            return s[k];
-    return ST_NONE;
+    return lo > 0 && x < k->s[lo - 1].hi ? k->s[lo - 1].st : ST_NONE;
 }
 
-/* The sensors seldom agree on where an edge is: a slow one (utilization
- * over 1/6 s, power refreshed every 100 ms) turns later than a quick one
- * (GpuIdle), and one whose cadence the trace does not show (a quantity
- * that held still between steps) is taken as ideal, so its own +- may be
- * too small. Each signal's own edge in the same direction, between the
- * fused edges around this one, is a witness that the truth lies within its
- * x +- res; the fused edge's resolution widens to cover every witness, so
- * that it holds as long as one witness is right. */
-static void widen_by_disagreement(struct timeline *tl, const struct edge *e, long ne)
+/* One signal's readings: stamp (ms from the window start), the window
+ * each averages over, the state read. */
+struct readings { long n; double *t, *w; unsigned char *st; };
+
+/* Spans from readings of a sensor refreshed every R ms (see the top).
+ * The first run reaches back without bound (what came before the first
+ * reading is taken as its state); the last ends where its last reading's
+ * knowledge ends. half_width: the widest gap inside [0, d] plus R and W,
+ * halved. */
+static int spans_from_readings(const struct readings *r, double R, double d, struct known *k)
 {
-    for (int k = 1; k < tl->n; k++) {
-        int dir = tl->st[k] == ST_BUSY && tl->st[k - 1] != ST_BUSY ? 1
-                  : tl->st[k] != ST_BUSY && tl->st[k - 1] == ST_BUSY ? -1 : 0;
-        if (!dir)
-            continue;
-        double lo = tl->x[k - 1], hi = tl->x[k + 1], x = tl->x[k];
-        for (long i = 0; i < ne; i++)
-            if (e[i].dir == dir && e[i].x > lo && e[i].x < hi)
-                tl->res[k] = fmax(tl->res[k], fabs(e[i].x - x) + e[i].res);
+    double maxgap = 0, maxw = 0;
+    for (long i = 1; i < r->n; i++)
+        if (r->t[i] > 0 && r->t[i - 1] < d)
+            maxgap = fmax(maxgap, r->t[i] - r->t[i - 1]);
+    for (long i = 0; i < r->n; i++)
+        maxw = fmax(maxw, r->w[i]);
+    k->half_width = r->n >= 2 ? (maxgap + R + maxw) / 2 : INFINITY;
+    for (long i = 0; i < r->n;) {
+        long j = i;
+        while (j + 1 < r->n && r->st[j + 1] == r->st[i])
+            j++;
+        if (r->st[i] == ST_BUSY || r->st[i] == ST_IDLE) {
+            double lo = i == 0 ? -INFINITY : r->t[i];
+            if (span_push(k, lo, r->t[j] - R - r->w[j], r->st[i]) != 0)
+                return -1;
+        }
+        i = j + 1;
     }
+    return 0;
 }
 
 static double frac_of(double w, double idle, double busy)
@@ -121,9 +150,253 @@ static double frac_of(double w, double idle, double busy)
     return (w - idle) / (busy - idle);
 }
 
-static double nz(double v)
+static unsigned char level_state(const struct analysis_options *o, double f)
 {
-    return isnan(v) ? 0 : v;
+    return f >= o->compute_frac ? ST_BUSY : f <= o->idle_frac ? ST_IDLE : ST_NONE;
+}
+
+/* One step of the energy counter: (a, b] between two updates placed at a
+ * and b, each to +- da / db, with mean power p (W) and energy e (mJ). */
+struct cstep { double a, b, da, db, p, e; unsigned char st, partial; };
+
+/* Where a change inside step s lies, between levels lb before and la after:
+ * lb * (x - a) + la * (b - x) = e. */
+static double split_at(const struct cstep *s, double lb, double la)
+{
+    return (la * s->b - lb * s->a - s->e) / (la - lb);
+}
+
+/* The energy counter's spans (see the top). A change seen between samples
+ * i - 1 and i is an update in (t[i-1], t[i]]; the updates are placed on
+ * the counter's fitted grid, as the energy estimator places them
+ * (est_place_knots: to ~1 ms with a dithered sampler), in blocks of at
+ * most EST_KNOTS_MAX changes. */
+static int counter_spans(const struct analysis_options *o, const struct window_gpu *g,
+                         const struct gpu_sample *smp, long n, double t0, double d, struct known *k)
+{
+    k->half_width = INFINITY;
+    struct cstep *s = malloc(sizeof *s * (size_t)(n ? n : 1));
+    struct est_change *c = malloc(sizeof *c * (size_t)(n ? n : 1));
+    if (!s || !c) {
+        free(s);
+        free(c);
+        return -1;
+    }
+    long nc = 0;
+    for (long i = 1; i < n; i++) {
+        double m0 = smp[i - 1].energy_mj, m1 = smp[i].energy_mj;
+        if (isnan(m0) || isnan(m1) || m1 == m0)
+            continue;
+        int consecutive = i >= 2 && !isnan(smp[i - 2].energy_mj) && smp[i - 2].energy_mj != m0;
+        c[nc++] = (struct est_change){ smp[i - 1].t, smp[i].t, m1, consecutive, 0, 0 };
+    }
+    for (long i = 0; i < nc; i++) {
+        c[i].u = ((double)c[i].a + (double)c[i].b) / 2e9;
+        c[i].unc = (double)(c[i].b - c[i].a) / 2e9;
+    }
+    for (long b0 = 0; nc >= 4 && b0 < nc; b0 += EST_KNOTS_MAX) {
+        long from = b0 + EST_KNOTS_MAX <= nc ? b0 : nc - EST_KNOTS_MAX > 0 ? nc - EST_KNOTS_MAX : 0;
+        est_place_knots(c + from, (int)(nc - from < EST_KNOTS_MAX ? nc - from : EST_KNOTS_MAX));
+    }
+    long ns = 0;
+    double maxdu = 0;
+    for (long i = 1; i < nc; i++) {
+        double a = c[i - 1].u * 1e3 - t0 / 1e6, b = c[i].u * 1e3 - t0 / 1e6;
+        double da = c[i - 1].unc * 1e3, db = c[i].unc * 1e3, e = c[i].mj - c[i - 1].mj;
+        if (!(b > a) || !(e > 0))
+            continue;
+        struct cstep *st = &s[ns++];
+        *st = (struct cstep){ a, b, da, db, e / (b - a), e, ST_NONE, 0 };
+        st->st = level_state(o, frac_of(st->p, g->idle_w, g->busy_w));
+        if (b > 0 && a < d)
+            maxdu = fmax(maxdu, fmax(da, db));
+    }
+    free(c);
+    /* A step between two of different states whose power lies between
+     * theirs holds the change, whatever its own threshold says (a busy
+     * step that ends idle a fifth of the way through still reads busy, an
+     * idle one with 3 ms of compute still reads idle): it is split, not
+     * taken whole. One that is merely noisy splits near its end, and the
+     * levels' own disagreement (below) keeps that edge honest. */
+    for (long i = 1; i + 1 < ns; i++) {
+        const struct cstep *l = &s[i - 1], *r = &s[i + 1];
+        if (l->st == ST_NONE || r->st == ST_NONE || l->st == r->st)
+            continue;
+        s[i].partial = (s[i].p - l->p) * (s[i].p - r->p) < 0;
+    }
+    /* The first and last steps have no neighbour to compare with: known
+     * only at a level itself (a step that is a tenth busy reads idle) */
+    for (long i = 0; i < ns; i += ns - 1 > 0 ? ns - 1 : 1) {
+        double f = frac_of(s[i].p, g->idle_w, g->busy_w);
+        if (s[i].st != ST_NONE && f > COUNTER_NOISE_FRAC && f < 1 - COUNTER_NOISE_FRAC)
+            s[i].st = ST_NONE;
+    }
+    int rc = 0;
+    for (long i = 0; i < ns && rc == 0; i++) {
+        const struct cstep *cs = &s[i];
+        if (cs->st != ST_NONE && !cs->partial) {
+            /* a clear step: known inside its placed updates, and across an
+             * update into a neighbour of the same state */
+            double lo = i > 0 && s[i - 1].st == cs->st && !s[i - 1].partial ? cs->a : cs->a + cs->da;
+            double hi = i + 1 < ns && s[i + 1].st == cs->st && !s[i + 1].partial ? cs->b : cs->b - cs->db;
+            rc = span_push(k, lo, hi, cs->st);
+            continue;
+        }
+        /* a step between two clear steps of different states holds the change */
+        if (!cs->partial)
+            continue;
+        double lb = s[i - 1].p, la = s[i + 1].p;
+        double x = split_at(cs, lb, la);
+        if (!(x > cs->a && x < cs->b))
+            continue;
+        /* the update instants move x by their placement times the levels;
+         * each level is trusted as far as the step beyond it agrees */
+        double res = (cs->da * fabs(lb) + cs->db * fabs(la)) / fabs(la - lb) + COUNTER_RAMP_MS;
+        double dlb = i >= 2 && s[i - 2].st == s[i - 1].st ? fabs(s[i - 2].p - lb) : 0.1 * fabs(la - lb);
+        double dla = i + 2 < ns && s[i + 2].st == s[i + 1].st ? fabs(s[i + 2].p - la) : 0.1 * fabs(la - lb);
+        double worst = 0;
+        for (int corner = 0; corner < 4; corner++) {
+            double xb = lb + (corner & 1 ? dlb : -dlb), xa = la + (corner & 2 ? dla : -dla);
+            if (xa != xb)
+                worst = fmax(worst, fabs(fmin(fmax(split_at(cs, xb, xa), cs->a), cs->b) - x));
+        }
+        res += worst;
+        rc = point_push(k, x);
+        if (rc == 0)
+            rc = span_push(k, cs->a, x - res, s[i - 1].st);
+        if (rc == 0)
+            rc = span_push(k, x + res, cs->b, s[i + 1].st);
+    }
+    if (ns >= 2 && g->busy_w > g->idle_w)
+        k->half_width = maxdu * (fabs(g->busy_w) + fabs(g->idle_w)) / (g->busy_w - g->idle_w)
+                        + COUNTER_RAMP_MS;
+    free(s);
+    return rc;
+}
+
+/* A piece of the fused timeline. */
+struct piece { double lo, hi; unsigned char st, conflict; };
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The fused state at x: known states agreeing, else the first in conflict
+ * order (*conflict set), else ST_UNKNOWN. */
+static unsigned char fuse_at(const struct known *k, const int *use, double x, unsigned char *conflict)
+{
+    unsigned char first = ST_UNKNOWN;
+    *conflict = 0;
+    for (int s = 0; s < SIG_N; s++) {
+        if (!use[s])
+            continue;
+        unsigned char st = known_at(&k[s], x);
+        if (st == ST_NONE)
+            continue;
+        if (first == ST_UNKNOWN)
+            first = st;
+        else if (st != first)
+            *conflict = 1;
+    }
+    return first;
+}
+
+/* The fused timeline from the signals' spans, onto [0, d] in out. */
+static int fuse_timeline(const struct known *k, const int *use, double d, struct timeline *out)
+{
+    long nb = 2;
+    for (int s = 0; s < SIG_N; s++)
+        if (use[s])
+            nb += 2 * k[s].n;
+    double *b = malloc(sizeof *b * (size_t)nb);
+    struct piece *p = malloc(sizeof *p * (size_t)(nb + 1));
+    if (!b || !p) {
+        free(b);
+        free(p);
+        return -1;
+    }
+    long m = 0;
+    b[m++] = 0;
+    b[m++] = d;
+    for (int s = 0; s < SIG_N; s++)
+        for (long i = 0; use[s] && i < k[s].n; i++) {
+            if (isfinite(k[s].s[i].lo))
+                b[m++] = k[s].s[i].lo;
+            if (isfinite(k[s].s[i].hi))
+                b[m++] = k[s].s[i].hi;
+        }
+    qsort(b, (size_t)m, sizeof *b, cmp_double);
+    /* pieces: (-inf, b0), [b0, b1), ..., [b_last, inf), equal ones merged */
+    long np = 0;
+    for (long i = 0; i <= m; i++) {
+        double lo = i ? b[i - 1] : -INFINITY, hi = i < m ? b[i] : INFINITY;
+        if (i && i < m && !(hi > lo))
+            continue;
+        double x = !isfinite(lo) ? hi - 1 : !isfinite(hi) ? lo + 1 : (lo + hi) / 2;
+        unsigned char conflict, st = fuse_at(k, use, x, &conflict);
+        if (np && p[np - 1].st == st && p[np - 1].conflict == conflict) {
+            p[np - 1].hi = hi;
+            continue;
+        }
+        p[np++] = (struct piece){ lo, hi, st, conflict };
+    }
+    free(b);
+    /* unknown runs: an edge in the middle between two different states,
+     * else the state around them; edges: (x, res) into the timeline */
+    int rc = 0;
+    int any_known = 0;
+    for (long i = 0; i < np; i++)
+        any_known |= p[i].st != ST_UNKNOWN;
+    if (!any_known) {
+        free(p);
+        tl_close(out, d);
+        return 0;
+    }
+    for (long i = 0; i < np && rc == 0; i++) {
+        if (p[i].st == ST_UNKNOWN)
+            continue;
+        /* the known piece i, and the unknown run before it (from the last known piece) */
+        long j = i - 1;
+        while (j >= 0 && p[j].st == ST_UNKNOWN)
+            j--;
+        double x = p[i].lo, res = 0;
+        if (j < 0) {
+            x = -INFINITY;                       /* the first known state reaches back */
+        } else if (p[j].st == p[i].st) {
+            continue;                            /* the same state across the run */
+        } else if (j + 1 < i) {
+            double lo = p[j + 1].lo, hi = p[i - 1].hi;
+            x = (lo + hi) / 2;
+            res = (hi - lo) / 2;
+            /* a counter split inside the span is where the change is, the
+             * span's ends what every signal allows */
+            const struct known *c = &k[SIG_COUNTER];
+            for (long q = 0; use[SIG_COUNTER] && q < c->npt; q++)
+                if (c->pt[q] > lo && c->pt[q] < hi) {
+                    x = c->pt[q];
+                    res = fmax(x - lo, hi - x);
+                    break;
+                }
+        }
+        /* known states in conflict next to the edge: it may lie anywhere in them */
+        for (long q = i; q < np && p[q].conflict && p[q].st != ST_UNKNOWN; q++)
+            res = fmax(res, fmin(p[q].hi, x + 1000) - x);
+        for (long q = j; q >= 0 && p[q].conflict && p[q].st != ST_UNKNOWN; q--)
+            res = fmax(res, x - fmax(p[q].lo, x - 1000));
+        if (x >= d)
+            break;
+        rc = tl_push(out, fmax(x, 0), x > 0 ? res : 0, p[i].st);
+    }
+    free(p);
+    tl_close(out, d);
+    return rc;
+}
+
+static double nz(double v, double dflt)
+{
+    return isnan(v) ? dflt : v;
 }
 
 /* See breakdown_internal.h. */
@@ -133,141 +406,90 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
                            double d, const struct sensor_cadence *cad, struct timeline *out,
                            double *base_res)
 {
-    struct signal sig[SIG_N];
-    memset(sig, 0, sizeof sig);
-    double maxclock = 0, maxspan = 0;
-    for (long i = 0; i < n; i++) {
-        if (!isnan(smp[i].sm_clock_mhz) && smp[i].sm_clock_mhz > maxclock)
-            maxclock = smp[i].sm_clock_mhz;
-        if (!isnan(smp[i].sm_active_pct) && smp[i].gpm_span_ms > maxspan)
-            maxspan = smp[i].gpm_span_ms;
-    }
-    /* Power: the mean over a window W ending at the last refresh, every R:
-     * centred R/2 + W/2 before its stamp, anywhere within R of that (W, when
-     * unknown, is taken as at most R). Utilization: the busy fraction over
-     * the period R ending at the last refresh, busy at >= 50 %: the change
-     * lies R/2 before the refresh, R earlier than the stamp on average,
-     * within R/2. */
-    double pr = nz(cad ? cad->power_refresh_ms : NAN), pw = nz(cad ? cad->power_window_ms : NAN);
-    double ur = nz(cad ? cad->util_period_ms : NAN);
-    double shift[SIG_N] = { pr / 2 + pw / 2, ur, 0, 0, 500, 0 };
-    sig[SIG_POWER].smear_ms = isnan(cad ? cad->power_window_ms : NAN) ? pr : pr / 2 + pw / 2;
-    sig[SIG_UTIL].smear_ms = ur / 2;
-    sig[SIG_AVERAGE].smear_ms = 500;
-    /* SM activity (GPM): the mean over the span ending at its stamp, placed
-     * at the span's centre, anywhere within half the span of that. */
-    sig[SIG_SMACT].smear_ms = maxspan / 2;
+    struct sensor_cadence fig = { NAN, NAN, NAN, NAN, NAN, NAN };
+    if (cad)
+        fig = *cad;
+    sensor_figures_settle(&fig, NULL);
+    double R[SIG_N] = { 0 };
+    R[SIG_IDLEBIT] = fig.event_lag_ms;
+    R[SIG_POWER] = fig.power_refresh_ms;
+    R[SIG_UTIL] = fig.util_period_ms;
+    R[SIG_AVERAGE] = fig.average_refresh_ms;
+    /* GPM samples hold the counters of their last refresh (>= 100 ms apart) */
+    R[SIG_SMACT] = 100;
+    struct readings rd[SIG_N];
+    struct known k[SIG_N];
+    memset(rd, 0, sizeof rd);
+    memset(k, 0, sizeof k);
     int rc = 0;
-    for (int k = 0; k < SIG_N && rc == 0; k++) {
-        sig[k].tau = malloc(sizeof(double) * (size_t)(n ? n : 1));
-        sig[k].st = malloc((size_t)(n ? n : 1));
-        if (!sig[k].tau || !sig[k].st)
+    for (int s = 0; s < SIG_N && rc == 0; s++) {
+        rd[s].t = malloc(sizeof(double) * (size_t)(n ? n : 1));
+        rd[s].w = malloc(sizeof(double) * (size_t)(n ? n : 1));
+        rd[s].st = malloc((size_t)(n ? n : 1));
+        if (!rd[s].t || !rd[s].w || !rd[s].st)
             rc = -1;
     }
     int levels = isfinite(frac_of(g->idle_w + 1, g->idle_w, g->busy_w));
     for (long i = 0; i < n && rc == 0; i++) {
         const struct gpu_sample *p = &smp[i];
         double x = ((double)p->t - t0) / 1e6;
-        unsigned char st[SIG_N] = { ST_NONE, ST_NONE, ST_NONE, ST_NONE, ST_NONE, ST_NONE };
-        if (levels && !isnan(p->power_instant_w)) {
-            double f = frac_of(p->power_instant_w, g->idle_w, g->busy_w);
-            st[SIG_POWER] = f >= o->compute_frac ? ST_BUSY : f <= o->idle_frac ? ST_IDLE : 0;
-            st[SIG_POWER] |= 0x80;             /* known, even without an opinion */
-        }
-        /* utilization, clock and reasons only where read, not repeated */
+        unsigned char st[SIG_N] = { 0 };
+        double w[SIG_N] = { 0 };
+        w[SIG_POWER] = fig.power_window_ms;
+        w[SIG_UTIL] = fig.util_period_ms;
+        w[SIG_AVERAGE] = fig.average_window_ms;
+        w[SIG_SMACT] = nz(p->gpm_span_ms, 0);
+        if (levels && !isnan(p->power_instant_w))
+            st[SIG_POWER] = 0x80 | level_state(o, frac_of(p->power_instant_w, g->idle_w, g->busy_w));
+        /* utilization and reasons only where read, not repeated */
         int fresh_util = p->medium_fresh || (medium_every_tick & EVERY_TICK_UTIL);
         int fresh_reasons = p->medium_fresh || (medium_every_tick & EVERY_TICK_REASONS);
-        int fresh_clock = p->medium_fresh || (medium_every_tick & EVERY_TICK_CLOCK);
         if (fresh_util && !isnan(p->util_pct))
             st[SIG_UTIL] = 0x80 | (p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
         if (!isnan(p->sm_active_pct))
             st[SIG_SMACT] = 0x80 | (p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
         if (idle_bit_live && fresh_reasons && p->idle_bit >= 0)
             st[SIG_IDLEBIT] = 0x80 | (p->idle_bit ? ST_IDLE : ST_BUSY);
-        if (levels && !isnan(p->power_average_w)) {
-            double f = frac_of(p->power_average_w, g->idle_w, g->busy_w);
-            st[SIG_AVERAGE] = 0x80 | (f >= o->compute_frac ? ST_BUSY : f <= o->idle_frac ? ST_IDLE : 0);
-        }
-        if (fresh_clock && !isnan(p->sm_clock_mhz) && maxclock > 0)
-            st[SIG_CLOCK] = 0x80 | (p->sm_clock_mhz >= 0.75 * maxclock ? ST_BUSY
-                                    : p->sm_clock_mhz <= 0.35 * maxclock ? ST_IDLE : 0);
-        for (int k = 0; k < SIG_N; k++) {
-            if (!st[k])
+        if (levels && !isnan(p->power_average_w))
+            st[SIG_AVERAGE] = 0x80 | level_state(o, frac_of(p->power_average_w, g->idle_w, g->busy_w));
+        for (int s = 0; s < SIG_N; s++) {
+            if (!st[s])
                 continue;
-            struct signal *s = &sig[k];
-            s->tau[s->n] = x - shift[k] - (k == SIG_SMACT ? nz(p->gpm_span_ms) / 2 : 0);
-            s->st[s->n] = st[k] & 0x7f;
-            s->n++;
+            struct readings *r = &rd[s];
+            r->t[r->n] = x;
+            r->w[r->n] = w[s];
+            r->st[r->n] = st[s] & 0x7f;
+            r->n++;
         }
     }
-    /* Clock only counts without power and utilization: it stays up after work. */
-    if (sig[SIG_POWER].n || sig[SIG_UTIL].n)
-        sig[SIG_CLOCK].n = 0;
-    if (sig[SIG_POWER].n || sig[SIG_UTIL].n || sig[SIG_SMACT].n)
-        sig[SIG_AVERAGE].n = 0;
-    /* Edges: every signal's half-way points between readings that differ. */
-    struct edge *e = NULL;
-    long ne = 0, cap = 0;
+    for (int s = 0; s < SIG_N && rc == 0; s++)
+        if (s != SIG_COUNTER)
+            rc = spans_from_readings(&rd[s], R[s], d, &k[s]);
+    if (rc == 0 && levels)
+        rc = counter_spans(o, g, smp, n, t0, d, &k[SIG_COUNTER]);
+    else
+        k[SIG_COUNTER].half_width = INFINITY;
+    int use[SIG_N] = { 0 };
+    int strong = 0;
+    for (int s = 0; s < SIG_N; s++) {
+        use[s] = s == SIG_COUNTER ? k[s].n > 0 : rd[s].n > 0;
+        strong |= s != SIG_AVERAGE && use[s];
+    }
+    use[SIG_AVERAGE] &= !strong;
     *base_res = INFINITY;
-    /* SM activity (GPM) is an opinion where it is read, but its edges,
-     * known to a span (~200 ms), neither cut the timeline nor widen the
-     * finer signals' edges where those exist. */
-    int smact_edges = !(sig[SIG_POWER].n || sig[SIG_UTIL].n || sig[SIG_IDLEBIT].n);
-    for (int k = 0; k < SIG_N && rc == 0; k++) {
-        const struct signal *s = &sig[k];
-        double maxgap = 0;
-        if (k == SIG_SMACT && !smact_edges)
-            continue;
-        for (long i = 1; i < s->n; i++) {
-            double lo = s->tau[i - 1], hi = s->tau[i];
-            if (hi <= 0 || lo >= d)
-                continue;
-            double gap = hi - lo;
-            if (gap > maxgap)
-                maxgap = gap;
-            if (s->st[i] == s->st[i - 1])
-                continue;
-            if (ne == cap) {
-                long ncap = cap ? cap * 2 : 64;
-                struct edge *ne2 = realloc(e, sizeof *e * (size_t)ncap);
-                if (!ne2) {
-                    rc = -1;
-                    break;
-                }
-                e = ne2;
-                cap = ncap;
-            }
-            e[ne].x = (lo + hi) / 2;
-            e[ne].res = gap / 2 + s->smear_ms;
-            e[ne].dir = s->st[i] == ST_BUSY && s->st[i - 1] == ST_IDLE ? 1
-                        : s->st[i] == ST_IDLE && s->st[i - 1] == ST_BUSY ? -1 : 0;
-            ne++;
-        }
-        if (s->n >= 2 && k <= SIG_IDLEBIT && maxgap / 2 + s->smear_ms < *base_res)
-            *base_res = maxgap / 2 + s->smear_ms;
-    }
-    if (!isfinite(*base_res)) {
-        for (int k = SIG_AVERAGE; k < SIG_N; k++)
-            if (sig[k].n)
-                *base_res = fmin(*base_res, sig[k].smear_ms + d);
-    }
-    if (rc == 0) {
-        if (ne > 1)                /* qsort(NULL, 0, ...) is undefined (clang's UBSan) */
-            qsort(e, (size_t)ne, sizeof *e, cmp_edge);
-        struct edge_walk ew = { e, ne, 0, 0, 0 };
-        double next, next_res;
-        while (rc == 0 && edge_next(&ew, d, &next, &next_res)) {
-            rc = tl_push(out, ew.prev, ew.prev_res, fuse(sig, (ew.prev + next) / 2));
-            ew.prev = next;
-            ew.prev_res = next_res;
-        }
-        tl_close(out, d);
-        widen_by_disagreement(out, e, ne);
-    }
-    free(e);
-    for (int k = 0; k < SIG_N; k++) {
-        free(sig[k].tau);
-        free(sig[k].st);
+    for (int s = 0; s < SIG_N; s++)
+        if (use[s] && s != SIG_AVERAGE)
+            *base_res = fmin(*base_res, k[s].half_width);
+    if (use[SIG_AVERAGE])
+        *base_res = k[SIG_AVERAGE].half_width + d;
+    if (rc == 0)
+        rc = fuse_timeline(k, use, d, out);
+    for (int s = 0; s < SIG_N; s++) {
+        free(rd[s].t);
+        free(rd[s].w);
+        free(rd[s].st);
+        free(k[s].s);
+        free(k[s].pt);
     }
     return rc;
 }

@@ -104,8 +104,6 @@ static const struct est_obs *obs(const struct energy_estimator *e, long k)
     return &e->ring[k % e->cap];
 }
 
-/* One change of the counter: between samples a and b it went to mj. */
-struct change { int64_t a, b; double mj; int consecutive; double u, unc; };
 
 /* First observation with time >= t. */
 static long first_at(const struct energy_estimator *e, int64_t t)
@@ -140,8 +138,8 @@ int est_changes_after(const struct energy_estimator *e, int64_t t)
     return n;
 }
 
-/* Places every change's update instant (u, unc) on the fitted grid. */
-static void place_knots(struct change *c, int n)
+/* See energy_estimator.h. */
+void est_place_knots(struct est_change *c, int n)
 {
     int consecutive = 0;
     for (int j = 0; j < n; j++)
@@ -255,19 +253,19 @@ enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eo
     if (e->count == 0)
         return eof ? INTEG_NO_DATA : INTEG_PENDING;
     long i0 = first_at(e, t);
-    struct change c[2 * EST_SIDE + 4];
+    struct est_change c[2 * EST_SIDE + 4];
     int nb = 0, na = 0;
     /* changes at or before i0 - 1 (b < t), newest first, then reversed */
-    struct change before[EST_SIDE];
+    struct est_change before[EST_SIDE];
     for (long i = i0 - 1; i > oldest(e) && nb < EST_SIDE; i--)
         if (is_change(e, i))
-            before[nb++] = (struct change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
+            before[nb++] = (struct est_change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
                                             is_change(e, i - 1), 0, 0 };
     for (int j = 0; j < nb; j++)
         c[j] = before[nb - 1 - j];
     for (long i = i0; i < e->count && na < EST_SIDE; i++)
         if (is_change(e, i))
-            c[nb + na++] = (struct change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
+            c[nb + na++] = (struct est_change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
                                             is_change(e, i - 1), 0, 0 };
     if (na < EST_NEED_AFTER + 1 + (na < EST_SIDE ? 0 : 0)) {
         if (!eof && e->last_t - t < EST_WAIT_NS)
@@ -279,7 +277,7 @@ enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eo
     if (nb < 3)
         return INTEG_NO_DATA;
     int n = nb + na;
-    place_knots(c, n);
+    est_place_knots(c, n);
     double ts = (double)t / 1e9;
     int m = -1;
     for (int j = 0; j < n; j++)

@@ -55,6 +55,15 @@ long est_pending_key(const struct energy_estimator *e, int64_t t);
  * steps it needs. */
 int est_changes_after(const struct energy_estimator *e, int64_t t);
 
+/* One change of the counter: between samples a and b (ns) it went to mj;
+ * consecutive: the sample before b was a change too. est_place_knots
+ * fills u (s) and unc (s). */
+struct est_change { int64_t a, b; double mj; int consecutive; double u, unc; };
+#define EST_KNOTS_MAX 32                 /* est_place_knots' n, at most */
+/* Places every change's update instant (u +- unc) on the counter's update
+ * grid fitted through all of them (see energy_estimator.c, (a)); n >= 2. */
+void est_place_knots(struct est_change *c, int n);
+
 /* INTEG_OK with *r; INTEG_PENDING while too few updates after t have been
  * read (eof: never pending); INTEG_NO_DATA when the counter cannot carry
  * the estimate there (too few updates around t, a reset, a stuck counter):

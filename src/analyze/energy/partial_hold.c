@@ -29,12 +29,18 @@ void partial_hold_add(struct partial_hold *c, int64_t t, double v)
     c->n = 2;
 }
 
-double partial_hold_period_ms(const struct partial_hold *c)
+double partial_hold_period_ms(const struct partial_hold *c, double max_ms)
 {
-    if (c->nhold == 0)
+    /* a level that held longer than the sensor can take to refresh is a
+     * real level (a GPU waiting at 62 W between 60 W idle and 450 W busy),
+     * not a partial reading */
+    long n = 0, top = max_ms < HOLD_BINS ? (long)max_ms : HOLD_BINS - 1;
+    for (long b = 0; b <= top; b++)
+        n += c->hold[b];
+    if (n == 0)
         return NAN;
-    long half = (c->nhold + 1) / 2, seen = 0;
-    for (int b = 0; b < HOLD_BINS; b++) {
+    long half = (n + 1) / 2, seen = 0;
+    for (int b = 0; b <= top; b++) {
         seen += c->hold[b];
         if (seen >= half)
             return b + 0.5;

@@ -11,7 +11,9 @@
  * new value. So each reading strictly between the values before and after
  * it is a partial one, and how long it held is one refresh period. The
  * estimate is the median of those holds (NAN: no partial reading seen, an
- * ideal sensor as far as the trace can tell). Real sensors also fluctuate
+ * ideal sensor as far as the trace can tell; a hold longer than the
+ * sensor's slowest documented refresh is a real level, not counted). Real
+ * sensors also fluctuate
  * at every refresh, which only adds holds of the same length.
  */
 #ifndef FLINCH_PARTIAL_HOLD_H
@@ -30,7 +32,8 @@ struct partial_hold {
 };
 
 void partial_hold_add(struct partial_hold *c, int64_t t, double v);
-/* The median hold in ms, NAN when none. */
-double partial_hold_period_ms(const struct partial_hold *c);
+/* The median of the holds up to max_ms (the longest refresh the sensor may
+ * have: a longer hold is a real level between two others), NAN when none. */
+double partial_hold_period_ms(const struct partial_hold *c, double max_ms);
 
 #endif
