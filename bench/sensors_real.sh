@@ -5,8 +5,9 @@
 # `import torch` sees a GPU, else a small CUDA spin kernel built with nvcc),
 # records it with flinch at 2 ms with --dither, and prints a Markdown table:
 # for the energy counter, instantaneous power (field 186), averaged power
-# (nvmlDeviceGetPowerUsage) and utilization, the update period, the
-# averaging window and the lag after a load edge, all measured from the
+# (nvmlDeviceGetPowerUsage), utilization, the GpuIdle clock-event reason and
+# the SM clock, the update period, the averaging window and the lag after a
+# load edge, all measured from the
 # trace against the load's own edges (client-stamped marks); the energy
 # counter against the known load (busy and idle power, counter vs instant
 # power over the whole run); what the driver's per-field timestamps mean
@@ -205,8 +206,18 @@ def col(name):
         try: out.append(float(r[name]))
         except (KeyError, ValueError): out.append(None)
     return out
+def idle_bit():
+    out = []
+    for r in samp:
+        try: out.append(float(int(r["gpu_clock_event_reasons"], 16) & 1))
+        except (KeyError, ValueError, TypeError): out.append(None)
+    return out
+# GpuIdle and the SM clock: their lag after an edge is what the breakdown
+# allows GpuIdle (50 ms, src/analyze/breakdown/sensor_figures.h); both are
+# read every ~50 ms, so a lag includes up to 50 ms of that
 cols = {"energy counter": col("gpu_energy_mJ"), "instant power": col("gpu_power_instant_W"),
-        "averaged power": col("gpu_power_W"), "utilization": col("gpu_util_pct")}
+        "averaged power": col("gpu_power_W"), "utilization": col("gpu_util_pct"),
+        "GpuIdle reason (read every ~50 ms)": idle_bit(), "SM clock (read every ~50 ms)": col("gpu_sm_clock_MHz")}
 phase = {}
 for tm, lab in marks:
     if lab.startswith("phase_") or lab == "load_end":
@@ -277,7 +288,7 @@ print()
 print("| sensor | update period (flinch analyze) | period (lower quartile of change intervals) | lag to first change after an edge (fast phase) | 90% rise after an edge (slow phase) | averaging window implied by the first partial reading | busy / idle level (slow phase) |")
 print("|---|---|---|---|---|---|---|")
 for name, v in cols.items():
-    p = periods.get(key[name], {})
+    p = periods.get(key.get(name, ""), {})
     pa = p.get("period_s")
     pa_s = "n/a" if pa is None else ("<= " if p.get("at_most") else "") + "%.1f ms" % (pa * 1e3)
     q = period_ms(v, 0.5 if name == "energy counter" else 0.25)

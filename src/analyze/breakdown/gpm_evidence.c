@@ -65,8 +65,15 @@ void gpm_window(struct window *w)
             gpu_evidence(NULL, 0, 0, 0, &g->gpm);
             continue;
         }
-        gpu_evidence(wt->gpu[k], wt->ngpu_samples[k], (double)w->t_start_ns, (double)w->t_end_ns,
-                     &g->gpm);
+        /* the samples from the last at or before the start to the first at
+         * or after the end: the tape holds a margin beyond them (tape.h) */
+        const struct gpu_sample *smp = wt->gpu[k];
+        long n = wt->ngpu_samples[k], lo = 0, hi = n - 1;
+        while (lo + 1 < n && smp[lo + 1].t <= w->t_start_ns)
+            lo++;
+        while (hi > lo && smp[hi - 1].t >= w->t_end_ns)
+            hi--;
+        gpu_evidence(smp + lo, hi - lo + 1, (double)w->t_start_ns, (double)w->t_end_ns, &g->gpm);
         if (g->gpm.status != GPM_OK)
             for (long j = 0; j < wt->ngpu_samples[k]; j++)
                 wt->gpu[k][j].sm_active_pct = NAN;
