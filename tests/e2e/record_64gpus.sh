@@ -50,7 +50,11 @@ expect_eq "analyze 64 GPUs: GPU 63 has no levels (it never idled)" "$(grep '^lev
   "levels gpu 63: idle n/a W, busy n/a W (none (utilization above 5% in every sample: the GPU never idled))"
 expect_match "analyze 64 GPUs: GPU 63 computes the whole window" '^    time: compute [0-9.]+ ms \(100%\), host-cpu 0\.0 ms \(0%\), waiting 0\.0 ms \(0%\)' \
   "$(awk '/^  gpu 63: / { f = 1; next } f && /^    time:/ { print; exit }' a.txt)"
-expect_match "analyze 64 GPUs: the window computes, GPU 63 the straggler" '^  verdict=compute .*gpus: gpu 63 computes' \
+# ... but utilization alone, its period not measurable on a constant load,
+# is taken as a 1 s mean refreshed every 1 s (sensor_figures.h): the
+# window (~200 ms) is shorter than that resolution, and the verdict says so
+expect_match "analyze 64 GPUs: the window is inconclusive: only a 1 s utilization tells" \
+  '^  verdict=inconclusive  the window \([0-9]+ ms\) is shorter than the breakdown.s resolution \(\+-1[0-9]{3} ms, from the sensors. cadence\)' \
   "$(grep '^  verdict=' a.txt)"
 "$FLINCH" analyze --csv g64.csv --start infer_start --end first_token --format json >a.json 2>err.txt
 expect_eq "analyze --format json 64 GPUs: exit 0" "$?" 0
