@@ -53,5 +53,5 @@ fi
 # output, analyze_fixtures.sh, checks the whole row)
 rm w.csv.threads
 "$FLINCH" analyze --csv w.csv --start infer_start --end first_token --format csv >none.csv
-expect_eq "no threads file: 11 empty cells (and the cgroup's 2, PCIe's 6, identity's 4, per-process 2; then not-recorded 0.000, none, 0.000; then the confidence; then recording 1)" "$(sed -n 2p none.csv | grep -o ',*,0\.000,,0\.000,medium,[^,]*,1$')" ",,,,,,,,,,,,,,,,,,,,,,,,,,0.000,,0.000,medium,edges +-50 ms are 10% of the 500 ms window,1"
+expect_eq "no threads file: 11 empty cells (and the cgroup's 2, PCIe's 6, identity's 4, per-process 2; then not-recorded 0.000, none, 0.000; then the confidence; then recording 1)" "$(sed -n 2p none.csv | grep -o ',*,0\.000,,0\.000,medium,[^,]*,1$')" ",,,,,,,,,,,,,,,,,,,,,,,,,,0.000,,0.000,medium,edges +-62 ms are 12% of the 500 ms window,1"
 done_testing

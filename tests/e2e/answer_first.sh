@@ -25,8 +25,9 @@ add_mark() {   # add_mark FILE LABEL SCENARIO_MS
 an() { "$FLINCH" analyze "$@" --start infer_start --end first_token; }
 L="window 1 infer_start -> first_token"
 
-# Compute 1000-1900 ms; clock-event reasons (read every 50 ms) put the
-# printed edges at +-45 ms around their changes, +-5 ms elsewhere.
+# Compute 1000-1900 ms; the energy counter's step at each change places it
+# (+-10 ms on this 10 ms grid: the updates known to half a sample, the
+# levels' ramp), +-8 ms where the window holds no change.
 cat >c.scn <<'SCN'
 at 0 power=75 util=0 clock=345 reasons=0x1
 at 1000 power=612 util=98 mem_util=71 clock=1980 reasons=0x0
@@ -39,7 +40,7 @@ add_mark c.csv infer_start 1000; add_mark c.csv first_token 1100
 add_mark c.csv infer_start 1700; add_mark c.csv first_token 2200
 out=$(an c.csv)
 expect_eq "compute, high: line 4" "$(echo "$out" | sed -n 4p)" \
-  "$L  0.724 s  compute  (edges +-5 ms, confidence high)"
+  "$L  0.724 s  compute  (edges +-8 ms, confidence high)"
 expect_eq "the three compatibility lines first" "$(echo "$out" | sed -n 1p; echo "$out" | sed -n 3p)" \
   "duration_s=0.724000
 avg_gpu_util_pct≈97.83"
@@ -50,12 +51,12 @@ summary: mixed of 4 windows: 1 inconclusive, 2 mostly compute, 1 mixed; waiting 
 evidence:"
 check "no verdict= line outside the evidence" [ "$(echo "$out" | sed -n '1,/^evidence:$/p' | grep -c 'verdict=')" = 0 ]
 win=$(an c.csv --windows)
-expect_eq "--windows: an answer line per window: inconclusive, medium (GPM), low" \
+expect_eq "--windows: an answer line per window: inconclusive, medium (edges, GPM), medium (GPM)" \
   "$(echo "$win" | sed -n 4,7p)" \
-  "$L  0.724 s  compute  (edges +-5 ms, confidence high)
-window 2 infer_start -> first_token  0.005 s  inconclusive: fewer than two samples in the window  (edges +-5 ms, confidence none)
-window 3 infer_start -> first_token  0.100 s  compute  (edges +-5 ms, confidence medium: GPM too coarse to check the compute's SM activity)
-window 4 infer_start -> first_token  0.500 s  mixed: 40% compute, then 60% waiting  (edges +-45 ms, confidence low: edges +-45 ms are 22% of the 200 ms compute part; GPM too coarse to check the compute's SM activity)"
+  "$L  0.724 s  compute  (edges +-8 ms, confidence high)
+window 2 infer_start -> first_token  0.005 s  inconclusive: fewer than two samples in the window  (edges +-8 ms, confidence none)
+window 3 infer_start -> first_token  0.100 s  compute  (edges +-8 ms, confidence medium: edges +-8 ms are 8% of the 100 ms window; GPM too coarse to check the compute's SM activity)
+window 4 infer_start -> first_token  0.500 s  mixed: 40% compute, then 60% waiting  (edges +-10 ms, confidence medium: GPM too coarse to check the compute's SM activity)"
 expect_eq "--windows: table header with confidence and reason" \
   "$(echo "$win" | grep '^window ' | tail -n 1 | tr -s ' ')" \
   "window at_s duration_s energy_J +-J power_W util% cpu% samples gap_ms compute_ms hostcpu_ms waiting_ms verdict confidence flags reason"
@@ -64,9 +65,16 @@ expect_eq "--windows: each row's verdict, confidence, flags and reason" \
   "compute high none power 612 W = idle 75 W + 100% of the busy range
 inconclusive none few-samples,under-counter-step fewer than two samples in the window
 compute medium none power 612 W = idle 75 W + 100% of the busy range
-mixed low none power 290 W = idle 75 W + 40% of the busy range"
+mixed medium none power 290 W = idle 75 W + 40% of the busy range"
 
-# Waiting then compute (300 + 424 ms): mixed, medium on the 300 ms part.
+# Low: a 60 ms window around the end of the compute, 30 ms of it compute:
+# the edge's +-10 ms are a third of that part.
+vrec c.scn low.csv 3
+add_mark low.csv infer_start 1870; add_mark low.csv first_token 1930
+expect_eq "low: line 4" "$(an low.csv | sed -n 4p)" \
+  "$L  0.060 s  mixed: 50% compute, then 50% waiting  (edges +-10 ms, confidence low: edges +-10 ms are 33% of the 30 ms compute part)"
+
+# Waiting then compute (300 + 424 ms): mixed, high (the edge +-10 ms).
 cat >a.scn <<'SCN'
 at 0 power=75 util=0 clock=345 reasons=0x1
 at 1300 power=612 util=98 mem_util=71 clock=1980 reasons=0x0
@@ -75,8 +83,8 @@ SCN
 vrec a.scn a.csv 3
 add_mark a.csv infer_start 1000; add_mark a.csv first_token 1724
 out=$(an a.csv)
-expect_eq "mixed, medium: line 4" "$(echo "$out" | sed -n 4p)" \
-  "$L  0.724 s  mixed: 41% waiting, then 59% compute  (edges +-45 ms, confidence medium: edges +-45 ms are 15% of the 300 ms waiting part)"
+expect_eq "mixed, high: line 4" "$(echo "$out" | sed -n 4p)" \
+  "$L  0.724 s  mixed: 41% waiting, then 59% compute  (edges +-10 ms, confidence high)"
 expect_eq "one window: the evidence right after the answer, no summary verdict" "$(echo "$out" | sed -n 5p)" "evidence:"
 check "one window: no summary line" [ "$(echo "$out" | grep -c '^summary')" = 0 ]
 win=$(an a.csv --windows)
@@ -87,7 +95,7 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 w = json.load(sys.stdin)["windows"][0]
 print(w["verdict"], w["confidence"], w["confidence_reason"])')" \
-    "mixed medium edges +-45 ms are 15% of the 300 ms waiting part"
+    "mixed high "
   expect_eq "csv: the first ten columns unchanged, confidence and its reason last before the recording" "$(an c.csv --format csv | python3 -c '
 import csv, sys
 rows = list(csv.reader(sys.stdin))
@@ -96,8 +104,8 @@ for r in rows[1:]: print(" | ".join(r[-3:-1]))')" \
     "window,start_label,end_label,start_line,end_line,t_start_ns,t_end_ns,duration_s,energy_J,uncertainty_J ['confidence', 'confidence_reason', 'recording']
 high | 
 none | fewer than two samples in the window
-medium | GPM too coarse to check the compute's SM activity
-low | edges +-45 ms are 22% of the 200 ms compute part; GPM too coarse to check the compute's SM activity"
+medium | edges +-8 ms are 8% of the 100 ms window; GPM too coarse to check the compute's SM activity
+medium | GPM too coarse to check the compute's SM activity"
 else
   skip "json/csv confidence" "no python3"
 fi
@@ -112,7 +120,7 @@ vrec i.scn i.csv 3 --pid $sleeper
 kill $sleeper 2>/dev/null; wait $sleeper 2>/dev/null
 add_mark i.csv infer_start 1000; add_mark i.csv first_token 1724
 out=$(an i.csv)
-expect_eq "waiting, high: line 4" "$(echo "$out" | sed -n 4p)" "$L  0.724 s  waiting  (edges +-5 ms, confidence high)"
+expect_eq "waiting, high: line 4" "$(echo "$out" | sed -n 4p)" "$L  0.724 s  waiting  (edges +-8 ms, confidence high)"
 verbose=$(an i.csv -v)
 expect_match "-v: the busiest thread at 0.00 of a core" "; busiest thread '[0-9]+ [^']+' 0\.00 of a core while no GPU computed; SM active" "$verbose"
 expect_match "-v: the PCIe line with nothing moved" '^  pcie: to host 0\.000 GB, from host 0\.000 GB, mean 0\.000 GB/s' "$verbose"
@@ -120,14 +128,14 @@ expect_match "-v: the copies line with no copy time" '^  waiting on host<->GPU c
 check "default: no busiest thread, no pcie, no copies line" \
   [ "$(echo "$out" | grep -c "busiest thread\|^  pcie:\|host<->GPU copies")" = 0 ]
 check "default: the rest of the evidence as -v has it" \
-  [ "$(echo "$out" | grep -c '^  verdict=waiting  100% waiting (724 ms), edges +-5 ms; power 75 W = idle 75 W + 0% of the busy range; gpu util 0%; process 0.00 cores; SM active 0% (GPM, 3 spans of 200 ms)$')" = 1 ]
+  [ "$(echo "$out" | grep -c '^  verdict=waiting  100% waiting (724 ms), edges +-8 ms; power 75 W = idle 75 W + 0% of the busy range; gpu util 0%; process 0.00 cores; SM active 0% (GPM, 3 spans of 200 ms)$')" = 1 ]
 expect_match "json keeps the busiest thread" "busiest thread '[0-9]+ [^']+' 0\.00 of a core" "$(an i.csv --format json)"
 
 # Host-cpu on a saturated host with no traced tree: the job's CPU unknown.
 col=$(head -n 1 i.csv | tr ',' '\n' | grep -n '^host_cpu_busy_pct$' | cut -d: -f1)
 awk -F, -v OFS=, -v c="$col" '$3 == "SAMPLE" { $c = 95.0 } NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^proc_/) p[i] = 1 } NR > 1 { for (i in p) $i = "" } 1' i.csv >n95.csv
 expect_eq "host-cpu, medium: line 4" "$(an n95.csv | sed -n 4p)" \
-  "$L  0.724 s  host-cpu  (edges +-5 ms, confidence medium: the job's CPU was not traced: host-cpu is the whole host's load)"
+  "$L  0.724 s  host-cpu  (edges +-8 ms, confidence medium: the job's CPU was not traced: host-cpu is the whole host's load)"
 
 # More than 20 windows: 20 answer lines, then a pointer to the table.
 cp c.csv many.csv
