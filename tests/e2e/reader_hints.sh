@@ -26,7 +26,7 @@ expect_eq "several windows: the first three lines as the fixture's" "$(printf '%
   "$(head -3 "$FX/flinch_windows.expected")"
 expect_match "several windows: they start like the original's" '^duration_s=0\.500000$' "$(printf '%s\n' "$out" | head -1)"
 expect_eq "several windows: line 4 answers for window 1, line 5 says it is 1 of N" "$(printf '%s\n' "$out" | sed -n 4,5p)" \
-  "window 1 infer_start -> first_token  0.500 s  compute  (edges +-50 ms, confidence medium: edges +-50 ms are 10% of the 500 ms window)
+  "window 1 infer_start -> first_token  0.500 s  compute  (edges +-62 ms, confidence medium: edges +-62 ms are 12% of the 500 ms window)
 (window 1 of 3; --windows gives every window its answer line)"
 out=$("$FLINCH" analyze --csv "$FX/original_10col.csv" --start infer_start --end first_token)
 check "one window: no such line" sh -c "! printf '%s\n' \"\$1\" | grep -q 'window 1 of'" _ "$out"
@@ -39,7 +39,7 @@ expect_match "table header has flags" '^window .* verdict +confidence +flags +re
 expect_match "inconclusive window: flags and reason in its row" \
   '^     1 .* inconclusive +none +few-samples  fewer than two samples in the window$' "$out"
 expect_eq "inconclusive window: its answer line" "$(printf '%s\n' "$out" | sed -n 4p)" \
-  "window 1 infer_start -> first_token  0.010 s  inconclusive: fewer than two samples in the window  (edges +-50 ms, confidence none)"
+  "window 1 infer_start -> first_token  0.010 s  inconclusive: fewer than two samples in the window  (edges +-1050 ms, confidence none)"
 # two hosts, the second's wall clock 1000 s ahead: its GPU has no readings
 # in the window; the headline says so instead of counting it silently
 python3 - "$FX/host_b.csv" skew_b.csv <<'PY'
