@@ -76,6 +76,7 @@ enum time_class { CLASS_COMPUTE, CLASS_HOST_CPU, CLASS_WAITING, CLASS_NOT_RECORD
 struct segment {
     double start_ms, end_ms;     /* from the window's start */
     enum time_class cls;
+    const char *reason;          /* why, beyond the class: "gpu-spin" (gpu_spin.h), NULL */
 };
 
 /* A window's time divided into classes (one GPU's, or the window's). */

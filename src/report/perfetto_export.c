@@ -371,6 +371,8 @@ static void write_segments(FILE *f, const struct window *w, int pid, int64_t sta
         perfetto_write_ts(f, "dur", s1 - s0);
         fprintf(f, ",\"args\":{\"window\":%ld,\"resolution_ms\":", w->index);
         write_num(f, w->bd.resolution_ms);
+        if (sg->reason)
+            fprintf(f, ",\"reason\":\"%s\"", sg->reason);
         fputs("}}", f);
     }
 }

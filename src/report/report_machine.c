@@ -42,7 +42,8 @@ static void csv_num(FILE *out, const char *fmt, double v)
 
 /* The breakdown's cells: compute_ms, host_cpu_ms, waiting_ms,
  * resolution_ms and segments as "class:start-end" joined by ';' (ms from
- * the window's start, README "analyze --format csv"); empty without one. */
+ * the window's start, README "analyze --format csv"), ":reason" after a
+ * segment that has one (a spinning GPU: ":gpu-spin"); empty without one. */
 static void csv_breakdown(FILE *out, const struct breakdown *bd)
 {
     double v = bd->valid ? 0 : NAN;
@@ -52,8 +53,9 @@ static void csv_breakdown(FILE *out, const struct breakdown *bd)
     csv_num(out, "%.3f", v + bd->resolution_ms);
     fputc(',', out);
     for (int i = 0; bd->valid && i < bd->nseg; i++)
-        fprintf(out, "%s%s:%.3f-%.3f", i ? ";" : "", time_class_name(bd->seg[i].cls),
-                bd->seg[i].start_ms, bd->seg[i].end_ms);
+        fprintf(out, "%s%s:%.3f-%.3f%s%s", i ? ";" : "", time_class_name(bd->seg[i].cls),
+                bd->seg[i].start_ms, bd->seg[i].end_ms, bd->seg[i].reason ? ":" : "",
+                bd->seg[i].reason ? bd->seg[i].reason : "");
 }
 
 /* not_recorded_ms (and with_gpu: not_recorded_gpu, empty when none):
@@ -261,9 +263,14 @@ static void json_breakdown(FILE *out, const struct breakdown *bd)
     else
         fputs("null", out);
     fputs("},\"segments\":[", out);
-    for (int i = 0; i < bd->nseg; i++)
-        fprintf(out, "%s{\"start_ms\":%.3f,\"end_ms\":%.3f,\"class\":\"%s\"}", i ? "," : "",
+    for (int i = 0; i < bd->nseg; i++) {
+        fprintf(out, "%s{\"start_ms\":%.3f,\"end_ms\":%.3f,\"class\":\"%s\"", i ? "," : "",
                 bd->seg[i].start_ms, bd->seg[i].end_ms, time_class_name(bd->seg[i].cls));
+        /* why, beyond the class (a spinning GPU's waiting): only when there is one */
+        if (bd->seg[i].reason)
+            fprintf(out, ",\"reason\":\"%s\"", bd->seg[i].reason);
+        fputc('}', out);
+    }
     fputc(']', out);
 }
 

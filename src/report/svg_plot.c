@@ -137,7 +137,8 @@ static void draw_panel_frame(struct page *p, const struct panel *pn, double tste
 
 /* The window's breakdown as a band of coloured segments along the bottom
  * of the panels (compute green, host-cpu purple, waiting orange, the
- * verdicts' colours), each with its class and span as a tooltip. */
+ * verdicts' colours), each with its class (and reason: a spinning GPU's
+ * "waiting (gpu-spin)") and span as a tooltip. */
 static void draw_segments(struct page *p, const struct window *w, double t0)
 {
     if (!w->bd.valid)
@@ -154,7 +155,8 @@ static void draw_segments(struct page *p, const struct window *w, double t0)
         if (x1 - x0 < 0.5)
             continue;
         char tip[96];
-        snprintf(tip, sizeof tip, "%s %.0f-%.0f ms (+-%.0f ms)", time_class_name(sg->cls), sg->start_ms,
+        snprintf(tip, sizeof tip, "%s%s%s%s %.0f-%.0f ms (+-%.0f ms)", time_class_name(sg->cls),
+                 sg->reason ? " (" : "", sg->reason ? sg->reason : "", sg->reason ? ")" : "", sg->start_ms,
                  sg->end_ms, w->bd.resolution_ms);
         svg_rect(p->f, x0, p->panels_bottom - SEGMENT_BAND_H, x1 - x0, SEGMENT_BAND_H, "seg",
                  verdict_colour(colour_of[sg->cls]), tip);

@@ -251,7 +251,7 @@ static struct breakdown bd_of(const enum time_class *cls, const double *len, int
     bd.valid = 1;
     double t = 0;
     for (int i = 0; i < n; i++) {
-        bd.seg[bd.nseg++] = (struct segment){ t, t + len[i], cls[i] };
+        bd.seg[bd.nseg++] = (struct segment){ t, t + len[i], cls[i], NULL };
         bd.ms[cls[i]] += len[i];
         t += len[i];
     }

@@ -137,11 +137,11 @@ static void set_breakdown(double wait_ms, double host_ms, double res_ms)
     win.bd.nseg = 0;
     double t = 0;
     if (wait_ms > 0) {
-        win.bd.seg[win.bd.nseg++] = (struct segment){ t, t + wait_ms, CLASS_WAITING };
+        win.bd.seg[win.bd.nseg++] = (struct segment){ t, t + wait_ms, CLASS_WAITING, NULL };
         t += wait_ms;
     }
     if (host_ms > 0)
-        win.bd.seg[win.bd.nseg++] = (struct segment){ t, t + host_ms, CLASS_HOST_CPU };
+        win.bd.seg[win.bd.nseg++] = (struct segment){ t, t + host_ms, CLASS_HOST_CPU, NULL };
     win.bd.ms[CLASS_WAITING] = wait_ms;
     win.bd.ms[CLASS_HOST_CPU] = host_ms;
     win.bd.ms[CLASS_COMPUTE] = 0;

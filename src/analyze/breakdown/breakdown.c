@@ -19,6 +19,7 @@
 
 #include "breakdown_internal.h"
 #include "cpu_side.h"
+#include "gpu_spin.h"
 #include "segment_merge.h"
 
 /* The CPU side over (t[j-1], t[j]] (cpu_side.h): the traced tree's own
@@ -81,14 +82,17 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     int rc = 0;
     while (rc == 0 && edge_next(&ew, d, &next, &next_res)) {
         double mid = (ew.prev + next) / 2;
-        int busy = 0, unrec = 0;
+        int busy = 0, unrec = 0, spin = 0;
         for (int g = 0; g < ng; g++) {
             busy |= tl_at(&gpus[g], mid) == ST_BUSY;
             unrec |= tl_at(&gpus[g], mid) == ST_UNREC;
+            spin |= tl_at(&gpus[g], mid) == ST_SPIN;
         }
         enum time_class c = busy ? CLASS_COMPUTE : unrec ? CLASS_NOT_RECORDED
                             : cpu_side_busy(tl_at(cpu, mid)) ? CLASS_HOST_CPU : CLASS_WAITING;
-        rc = tl_push(&cls, ew.prev, ew.prev_res, (unsigned char)c);
+        /* a GPU spinning (gpu_spin.h) is waiting, and says why */
+        rc = tl_push(&cls, ew.prev, ew.prev_res,
+                     (unsigned char)(c | (c == CLASS_WAITING && spin ? CLS_SPIN : 0)));
         ew.prev = next;
         ew.prev_res = next_res;
     }
@@ -137,7 +141,8 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
         struct segment *s = &bd->seg[bd->nseg++];
         s->start_ms = cls.x[i];
         s->end_ms = cls.x[i + 1];
-        s->cls = (enum time_class)cls.st[i];
+        s->cls = (enum time_class)(cls.st[i] & ~CLS_SPIN);
+        s->reason = cls.st[i] & CLS_SPIN ? gpu_spin_reason : NULL;
         bd->ms[s->cls] += s->end_ms - s->start_ms;
         if (i > 0 && cls.res[i] > bd->resolution_ms)
             bd->resolution_ms = cls.res[i];
@@ -288,7 +293,7 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
         for (int k = 0; k < b->nseg; k++)
             tl_push(&gtl[i], b->seg[k].start_ms, b->resolution_ms,
                     b->seg[k].cls == CLASS_COMPUTE ? ST_BUSY : b->seg[k].cls == CLASS_HOST_CPU ? ST_NONE
-                    : b->seg[k].cls == CLASS_NOT_RECORDED ? ST_UNREC : ST_IDLE);
+                    : b->seg[k].cls == CLASS_NOT_RECORDED ? ST_UNREC : b->seg[k].reason ? ST_SPIN : ST_IDLE);
         tl_close(&gtl[i], d);
     }
     /* the CPU side: busy where any GPU's own breakdown said host-cpu */
@@ -381,8 +386,9 @@ const char *breakdown_segments_text(const struct breakdown *bd, int max_shown, c
             break;
         }
         const struct segment *s = &bd->seg[i];
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s %.0f-%.0f ms", i ? ", then " : "",
-                                time_class_name(s->cls), s->start_ms, s->end_ms);
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s%s%s%s %.0f-%.0f ms", i ? ", then " : "",
+                                time_class_name(s->cls), s->reason ? " (" : "", s->reason ? s->reason : "",
+                                s->reason ? ")" : "", s->start_ms, s->end_ms);
     }
     return buf;
 }

@@ -42,6 +42,7 @@
 
 #include "breakdown_internal.h"
 #include "energy_estimator.h"
+#include "gpu_spin.h"
 #include "sensor_figures.h"
 
 /* In conflict order (see above). */
@@ -220,7 +221,9 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
      * levels' own disagreement (below) keeps that edge honest. */
     for (long i = 1; i + 1 < ns; i++) {
         const struct cstep *l = &s[i - 1], *r = &s[i + 1];
-        if (l->st == ST_NONE || r->st == ST_NONE || l->st == r->st)
+        /* one side may be a moderate level (memory-bound decode at 30 %
+         * of the range): the split still places the change */
+        if (l->st == r->st)
             continue;
         s[i].partial = (s[i].p - l->p) * (s[i].p - r->p) < 0;
     }
@@ -262,9 +265,9 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
         }
         res += worst;
         rc = point_push(k, x);
-        if (rc == 0)
+        if (rc == 0 && s[i - 1].st != ST_NONE)
             rc = span_push(k, cs->a, x - res, s[i - 1].st);
-        if (rc == 0)
+        if (rc == 0 && s[i + 1].st != ST_NONE)
             rc = span_push(k, x + res, cs->b, s[i + 1].st);
     }
     if (ns >= 2 && g->busy_w > g->idle_w)
@@ -484,6 +487,8 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
         *base_res = k[SIG_AVERAGE].half_width + d;
     if (rc == 0)
         rc = fuse_timeline(k, use, d, out);
+    if (rc == 0)
+        gpu_spin_mark(smp, n, t0, d, R[SIG_UTIL], out);
     for (int s = 0; s < SIG_N; s++) {
         free(rd[s].t);
         free(rd[s].w);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpm_evidence.h"
+#include "gpu_spin.h"
 #include "tape.h"
 
 static float metric(const struct gpu_sample *p, int m)
@@ -80,6 +81,40 @@ void gpm_window(struct window *w)
     }
 }
 
+/* A spinning GPU named (gpu_spin.h), or, without GPM, the look-alike said:
+ * utilization >= 90 % at power in the lower third of the busy range is
+ * memory-bound compute or a spin, and only GPM or kernel names tell. */
+static void spin_evidence(struct window *w, size_t len)
+{
+    size_t cap = sizeof w->evidence;
+    double spin_ms = 0;
+    for (int i = 0; i < w->bd.nseg; i++)
+        if (w->bd.seg[i].reason == gpu_spin_reason)
+            spin_ms += w->bd.seg[i].end_ms - w->bd.seg[i].start_ms;
+    for (int i = 0; i < w->ngpu && len < cap; i++) {
+        const struct window_gpu *g = &w->gpu[i];
+        int gpm = g->gpm.status == GPM_OK && !isnan(g->gpm.pct[GPM_SM_ACTIVE_PCT]);
+        double f = (g->mean_power_w - g->idle_w) / (g->busy_w - g->idle_w);
+        int n = 0;
+        if (spin_ms > 0 && gpm && g->gpm.pct[GPM_SM_ACTIVE_PCT] <= SPIN_SM_ACTIVE_PCT)
+            n = snprintf(w->evidence + len, cap - len,
+                         "; the GPU spins for %.0f ms: utilization %.0f%% but SM activity %.0f%%: a "
+                         "collective or busy-wait kernel waiting on a peer, or a stream of tiny kernels",
+                         spin_ms, g->util_pct, g->gpm.pct[GPM_SM_ACTIVE_PCT]);
+        else if (!gpm && g->util_pct >= SPIN_UTIL_PCT && f < 1.0 / 3)
+            n = snprintf(w->evidence + len, cap - len,
+                         "; utilization %.0f%% at %.0f%% of the busy range: memory-bound compute and a GPU "
+                         "spinning on a peer (a collective, a busy-wait) look alike here; GPM SM activity "
+                         "(Hopper and newer) or kernel names (record --cuda) would tell", g->util_pct, 100 * f);
+        if (n > 0)
+            len += (size_t)n;
+        if (n > 0)
+            break;
+    }
+    if (len >= cap)
+        w->evidence[cap - 1] = '\0';
+}
+
 void gpm_evidence_append(struct window *w)
 {
     size_t cap = sizeof w->evidence, len = strlen(w->evidence);
@@ -108,7 +143,8 @@ void gpm_evidence_append(struct window *w)
         }
     }
     if (!ok && coarse && len < cap)
-        snprintf(w->evidence + len, cap - len, "; GPM too coarse for this window");
+        len += (size_t)snprintf(w->evidence + len, cap - len, "; GPM too coarse for this window");
+    spin_evidence(w, len < cap ? len : cap);
     if (len >= cap)
         w->evidence[cap - 1] = '\0';
 }
