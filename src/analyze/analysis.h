@@ -70,7 +70,10 @@ enum confidence { CONFIDENCE_NONE, CONFIDENCE_HIGH, CONFIDENCE_MEDIUM, CONFIDENC
  * is time before a GPU joined the recording (--gpu auto) while no other GPU
  * computed: flinch has no evidence for that GPU there, so it is neither
  * waiting nor compute. */
-enum time_class { CLASS_COMPUTE, CLASS_HOST_CPU, CLASS_WAITING, CLASS_NOT_RECORDED, CLASS_COUNT };
+/* CLASS_COLLECTIVE: NCCL kernels' time, only where kernels were traced
+ * (flinch record --cuda; kernels_busy.h): neither compute nor waiting. */
+enum time_class { CLASS_COMPUTE, CLASS_HOST_CPU, CLASS_WAITING, CLASS_NOT_RECORDED, CLASS_COLLECTIVE,
+                  CLASS_COUNT };
 #define BREAKDOWN_MAX_SEGMENTS 64
 
 struct segment {
@@ -86,6 +89,8 @@ struct breakdown {
     int not_recorded_gpu;        /* the GPU (gpu_index) whose late join made the longest
                                     not-recorded span; meaningful when ms[CLASS_NOT_RECORDED] > 0 */
     double resolution_ms;        /* +- on every segment edge */
+    int from_kernels;            /* the GPU-busy signal came from traced kernels (kernels_busy.h)
+                                    on every GPU with a signal: totals exact to the us */
     int nseg;
     struct segment seg[BREAKDOWN_MAX_SEGMENTS];
 };
@@ -154,6 +159,12 @@ struct window_gpu {
                                     the window started (--gpu auto) */
     struct breakdown bd;         /* busy (compute) / idle (host-cpu, waiting) in time */
     struct gpm_evidence gpm;     /* SM activity etc. from GPM spans (gpm_evidence.h) */
+    const struct kernels_device *kernel_dev; /* its kernel spans while the window is being
+                                    finished (breakdown_window reads them); NULL after */
+    /* kernels against NVML (kernels_busy.h): kernel time while NVML read
+     * idle, NVML busy time without a kernel; nvml_check_ms: what either must
+     * pass to be reported; 0: no check made (no kernels, or no NVML signal) */
+    double kernels_nvml_idle_ms, nvml_busy_no_kernels_ms, nvml_check_ms;
     long kernels;                /* 1-based index into analysis.kernel_ev (TRACE.kernels,
                                     --cuda; kernels_window.h); 0: no kernel data */
     struct pcie_traffic pcie;    /* host<->GPU bytes (pcie_window.h) */

@@ -253,6 +253,8 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
     }
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);
+    for (int i = 0; i < w->ngpu; i++)
+        w->gpu[i].kernel_dev = NULL;     /* the spans are c->kernels': not kept past here */
     pcie_window_copies(c->opt, w);
     window_tape_free(w->tape);
     w->tape = NULL;
@@ -264,6 +266,7 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         proc_share_window(log, w->t_start_ns, w->t_end_ns, &w->gpu[i]);
     }
     verdict_window(c->opt, w);
+    kernels_nvml_evidence(w);
     gpm_evidence_append(w);
     proc_share_verdict(w);
     if (c->proc_exit_ns <= w->t_end_ns) {

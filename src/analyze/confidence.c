@@ -18,7 +18,8 @@
  * verdict or the energy uses came from a second-best source: a sensor fault
  * (and the fallback it forced), power from the 1 s average, an edge too near
  * the end of the trace for the counter's updates (near-end), GPM present in
- * the trace but too coarse for a window with compute time, a GPU not yet recorded for part
+ * the trace but too coarse for a window with compute time (unless that time
+ * came from traced kernels, which need no such check), a GPU not yet recorded for part
  * of it, no power levels (utilization alone decides), or host-cpu called on
  * the whole host's load because the job's own CPU was not traced. An
  * inconclusive window has no answer to grade: CONFIDENCE_NONE, and its
@@ -60,8 +61,8 @@ static void grade_edges(const struct window *w, struct grade *g)
     double dur_ms = w->duration_s * 1e3, e = bd->resolution_ms;
     double shortest = dur_ms;
     int part = -1;
-    for (int k = 0; k < CLASS_NOT_RECORDED; k++)
-        if (bd->ms[k] > 0 && bd->ms[k] < dur_ms && bd->ms[k] < shortest) {
+    for (int k = 0; k < CLASS_COUNT; k++)
+        if (k != CLASS_NOT_RECORDED && bd->ms[k] > 0 && bd->ms[k] < dur_ms && bd->ms[k] < shortest) {
             shortest = bd->ms[k];
             part = k;
         }
@@ -114,7 +115,7 @@ static void grade_sources(const struct window *w, struct grade *g)
      * keeps utilization at 100% on a few SMs; without it (too few whole
      * spans) compute time rests on power and utilization alone. Waiting
      * and host-cpu need no such check: an idle GPU is idle by both. */
-    if (coarse && w->bd.valid && w->bd.ms[CLASS_COMPUTE] > 0)
+    if (coarse && w->bd.valid && w->bd.ms[CLASS_COMPUTE] > 0 && !w->bd.from_kernels)
         lower(g, CONFIDENCE_MEDIUM, "GPM too coarse to check the compute's SM activity");
     if (levels)
         lower(g, CONFIDENCE_MEDIUM, "no idle/busy power level: utilization alone");

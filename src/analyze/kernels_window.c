@@ -68,6 +68,7 @@ void kernels_window(const struct kernels_data *k, struct analysis *a, struct win
 {
     for (int i = 0; i < w->ngpu; i++) {
         w->gpu[i].kernels = 0;
+        w->gpu[i].kernel_dev = NULL;
         if (!k || i >= k->ndev)
             continue;
         struct kernel_evidence e;
@@ -84,6 +85,7 @@ void kernels_window(const struct kernels_data *k, struct analysis *a, struct win
         }
         a->kernel_ev[a->nkernel_ev++] = e;
         w->gpu[i].kernels = a->nkernel_ev;
+        w->gpu[i].kernel_dev = &k->dev[i];
     }
 }
 
@@ -113,7 +115,41 @@ void kernels_window_json(FILE *out, const struct analysis *a, const struct windo
     json_write_number(out, "%.3f", e->longest_gap_ms);
     fputs(",\"total_ms\":", out);
     json_write_number(out, "%.3f", e->gaps_ms);
-    fprintf(out, "},\"dropped\":%lld}", e->dropped);
+    fprintf(out, "},\"dropped\":%lld,\"nvml_check\":", e->dropped);
+    if (g->nvml_check_ms > 0) {
+        fputs("{\"kernels_while_idle_ms\":", out);
+        json_write_number(out, "%.3f", g->kernels_nvml_idle_ms);
+        fputs(",\"busy_without_kernels_ms\":", out);
+        json_write_number(out, "%.3f", g->nvml_busy_no_kernels_ms);
+        fputs(",\"threshold_ms\":", out);
+        json_write_number(out, "%.3f", g->nvml_check_ms);
+        fputc('}', out);
+    } else {
+        fputs("null", out);
+    }
+    fputc('}', out);
+}
+
+/* The NVML cross-check (kernels_busy.h) as evidence clauses, only past its
+ * threshold: kernels NVML did not see (its sensors' lag, or kernels too
+ * short for its sampling), or NVML busy with no traced kernel (another
+ * process on the GPU, or a context the library did not trace). */
+void kernels_nvml_evidence(struct window *w)
+{
+    for (int i = 0; i < w->ngpu; i++) {
+        const struct window_gpu *g = &w->gpu[i];
+        size_t len = strlen(w->evidence);
+        if (!(g->nvml_check_ms > 0))
+            continue;
+        if (g->kernels_nvml_idle_ms > g->nvml_check_ms)
+            len += (size_t)snprintf(w->evidence + len, sizeof w->evidence - len, "; gpu %d: kernels ran "
+                                    "%.0f ms while NVML read it idle (NVML lags or misses short kernels)",
+                                    g->gpu, g->kernels_nvml_idle_ms);
+        if (len < sizeof w->evidence && g->nvml_busy_no_kernels_ms > g->nvml_check_ms)
+            snprintf(w->evidence + len, sizeof w->evidence - len, "; gpu %d: NVML read it busy %.0f ms "
+                     "with no traced kernel (another process, or a context not traced)", g->gpu,
+                     g->nvml_busy_no_kernels_ms);
+    }
 }
 
 void kernels_window_text(FILE *out, const struct analysis *a, const struct window_gpu *g,
@@ -122,7 +158,9 @@ void kernels_window_text(FILE *out, const struct analysis *a, const struct windo
     const struct kernel_evidence *e = kernels_of(a, g);
     if (!e)
         return;
-    fprintf(out, "    kernels: compute %.1f ms of %.1f in %ld kernels", e->busy_ms, window_ms, e->count);
+    /* compute without the collectives: the breakdown never calls them compute */
+    fprintf(out, "    kernels: compute %.1f ms of %.1f in %ld kernels", e->busy_ms - e->collective_ms,
+            window_ms, e->count);
     double named = 0;
     for (int i = 0; i < e->ntop; i++)
         named += e->top[i].ms;

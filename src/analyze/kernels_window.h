@@ -8,8 +8,8 @@
  * records the library reported dropped. CUDA device d is taken to be the
  * window's d-th GPU in gpu_index order (true when the recorded GPUs are
  * the command's CUDA devices in order: --gpu cuda, one GPU). Reported in
- * JSON as "kernels" and as one text line; the sensors' breakdown and
- * verdict are unchanged (not yet driven by the kernel union).
+ * JSON as "kernels" and as one text line. The breakdown then takes the
+ * GPU-busy signal of such a GPU from the kernel spans (kernels_busy.h).
  */
 #ifndef FLINCH_KERNELS_WINDOW_H
 #define FLINCH_KERNELS_WINDOW_H
@@ -42,6 +42,9 @@ void kernels_window(const struct kernels_data *k, struct analysis *a, struct win
 
 /* A GPU's evidence, NULL when none. */
 const struct kernel_evidence *kernels_of(const struct analysis *a, const struct window_gpu *g);
+
+/* Appends the kernels-against-NVML clauses to w->evidence (kernels_busy.h). */
+void kernels_nvml_evidence(struct window *w);
 
 /* ,"kernels":{...} for one GPU (nothing when absent). */
 void kernels_window_json(FILE *out, const struct analysis *a, const struct window_gpu *g);

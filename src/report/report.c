@@ -190,7 +190,12 @@ static void text_breakdown(FILE *out, const char *indent, const struct breakdown
     for (int k = 0; k < CLASS_NOT_RECORDED; k++)
         fprintf(out, "%s %s %s ms (%s%%)", k ? "," : "", time_class_name((enum time_class)k),
                 NUM("%.1f", bd->ms[k]), NUM("%.0f", 100 * bd->ms[k] / recorded));
-    fprintf(out, ", edges +-%.1f ms", bd->resolution_ms);
+    if (bd->from_kernels)
+        fprintf(out, ", collective %s ms (%s%%), edges +-%.3f ms from kernels",
+                NUM("%.1f", bd->ms[CLASS_COLLECTIVE]), NUM("%.0f", 100 * bd->ms[CLASS_COLLECTIVE] / recorded),
+                bd->resolution_ms);
+    else
+        fprintf(out, ", edges +-%.1f ms", bd->resolution_ms);
     if (unrec > 0)
         fprintf(out, "; %.1f ms before gpu %d joined: not recorded (percentages are of the %.1f ms "
                 "recorded)", unrec, bd->not_recorded_gpu, recorded);

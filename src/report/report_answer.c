@@ -35,7 +35,7 @@ void report_answer_line(FILE *out, const struct window *w)
     fprintf(out, "window %ld %s -> %s  %.3f s  %s%s%s  (", w->index, w->start_label, w->end_label,
             w->duration_s, verdict_name(w->verdict), *parts ? ": " : "", parts);
     if (w->bd.valid && isfinite(w->bd.resolution_ms))
-        fprintf(out, "edges +-%.0f ms", w->bd.resolution_ms);
+        fprintf(out, "edges +-%.0f ms%s", w->bd.resolution_ms, w->bd.from_kernels ? " from kernels" : "");
     else
         fputs("edges unknown: no time breakdown", out);
     fprintf(out, ", confidence %s", confidence_name(w->confidence));

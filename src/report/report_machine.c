@@ -262,6 +262,8 @@ static void json_breakdown(FILE *out, const struct breakdown *bd)
         fprintf(out, "%d", bd->not_recorded_gpu);
     else
         fputs("null", out);
+    if (bd->from_kernels)              /* only where kernels were traced: other windows as before */
+        fprintf(out, ",\"collective_ms\":%.3f,\"source\":\"kernels\"", bd->ms[CLASS_COLLECTIVE]);
     fputs("},\"segments\":[", out);
     for (int i = 0; i < bd->nseg; i++) {
         fprintf(out, "%s{\"start_ms\":%.3f,\"end_ms\":%.3f,\"class\":\"%s\"", i ? "," : "",

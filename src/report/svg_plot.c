@@ -144,7 +144,7 @@ static void draw_segments(struct page *p, const struct window *w, double t0)
     if (!w->bd.valid)
         return;
     static const enum verdict colour_of[CLASS_COUNT] = { VERDICT_COMPUTE, VERDICT_HOST_CPU, VERDICT_WAITING,
-                                                         VERDICT_INCONCLUSIVE };
+                                                         VERDICT_INCONCLUSIVE, VERDICT_MIXED };
     for (int k = 0; k < w->bd.nseg; k++) {
         const struct segment *sg = &w->bd.seg[k];
         double s0 = t0 + sg->start_ms / 1e3, s1 = t0 + sg->end_ms / 1e3;

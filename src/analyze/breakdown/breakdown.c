@@ -10,7 +10,9 @@
  * At an instant the window is compute when any GPU is busy, else
  * not-recorded when a GPU had not joined the recording yet (--gpu auto: no
  * evidence of what it did), else host-cpu when the CPU side is busy, else
- * waiting.
+ * waiting. A GPU with traced kernels in the window (flinch record --cuda)
+ * takes its busy signal from them instead (kernels_busy.h): a collective
+ * there is collective time when no GPU computes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "breakdown_internal.h"
 #include "cpu_side.h"
 #include "gpu_spin.h"
+#include "kernels_busy.h"
 #include "segment_merge.h"
 
 /* The CPU side over (t[j-1], t[j]] (cpu_side.h): the traced tree's own
@@ -59,9 +62,12 @@ static int cpu_timeline(const struct analysis_options *o, const struct host_samp
     return rc;
 }
 
-/* Segments of classes from GPU timelines (any busy: compute) and the CPU's. */
+/* Segments of classes from GPU timelines (any busy: compute) and the CPU's.
+ * exact_totals (every GPU signal from kernels): the classes' totals are
+ * those before short segments are absorbed, exact to the stamps; the
+ * segments stay a readable outline of them. */
 static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, double d,
-                    double base_res, struct breakdown *bd)
+                    double base_res, int exact_totals, struct breakdown *bd)
 {
     long nx = cpu->n + 1;
     for (int i = 0; i < ng; i++)
@@ -82,13 +88,14 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     int rc = 0;
     while (rc == 0 && edge_next(&ew, d, &next, &next_res)) {
         double mid = (ew.prev + next) / 2;
-        int busy = 0, unrec = 0, spin = 0;
+        int busy = 0, unrec = 0, spin = 0, coll = 0;
         for (int g = 0; g < ng; g++) {
             busy |= tl_at(&gpus[g], mid) == ST_BUSY;
             unrec |= tl_at(&gpus[g], mid) == ST_UNREC;
             spin |= tl_at(&gpus[g], mid) == ST_SPIN;
+            coll |= tl_at(&gpus[g], mid) == ST_COLL;
         }
-        enum time_class c = busy ? CLASS_COMPUTE : unrec ? CLASS_NOT_RECORDED
+        enum time_class c = busy ? CLASS_COMPUTE : coll ? CLASS_COLLECTIVE : unrec ? CLASS_NOT_RECORDED
                             : cpu_side_busy(tl_at(cpu, mid)) ? CLASS_HOST_CPU : CLASS_WAITING;
         /* a GPU spinning (gpu_spin.h) is waiting, and says why */
         rc = tl_push(&cls, ew.prev, ew.prev_res,
@@ -102,6 +109,9 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
         return -1;
     }
     tl_close(&cls, d);
+    double exact[CLASS_COUNT] = { 0 };
+    for (int i = 0; i < cls.n; i++)
+        exact[cls.st[i] & ~CLS_SPIN] += cls.x[i + 1] - cls.x[i];
     /* A segment shorter than the edges' resolution cannot be told from
      * noise: it joins its predecessor (the first its successor). Too many segments (a flickering
      * signal): the same, doubling the length absorbed until they fit. A
@@ -149,6 +159,10 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     }
     if (cls.n <= 1 || base_res > bd->resolution_ms)
         bd->resolution_ms = cls.n <= 1 ? base_res : fmax(bd->resolution_ms, 0);
+    if (exact_totals) {
+        memcpy(bd->ms, exact, sizeof bd->ms);
+        bd->from_kernels = 1;
+    }
     tl_free(&cls);
     return 0;
 }
@@ -214,7 +228,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     int ok = gtl && base && cpu_timeline(o, wt->host, wt->nhost, t0, d, &cpu, &w->cpu_tree_known,
                                          &w->cpu_runq_ms) == 0;
     double window_base = 0, unrec_longest = 0;
-    int any = 0, unrec_gpu = -1;
+    int any = 0, unrec_gpu = -1, nsignal = 0, nkernels = 0;
     for (int i = 0; ok && i < w->ngpu; i++) {
         struct window_gpu *g = &w->gpu[i];
         memset(&g->bd, 0, sizeof g->bd);
@@ -226,6 +240,31 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
         if (g->joined_late)
             unrec_ms = k == wt->ngpu || wt->ngpu_samples[k] == 0
                        ? d : fmin(fmax(((double)wt->gpu[k][0].t - t0) / 1e6, 0), d);
+        if (g->kernel_dev) {               /* traced kernels: the busy signal (kernels_busy.h) */
+            struct timeline nv = { 0 };
+            double nv_res = NAN;
+            int have_nv = k < wt->ngpu && wt->ngpu_samples[k] > 0
+                          && breakdown_gpu_timeline(o, g, wt->gpu[k], wt->ngpu_samples[k],
+                                                    wt->medium_every_tick[k], wt->idle_bit_live[k], t0, d,
+                                                    cad ? &cad[i] : NULL, &nv, &nv_res) == 0
+                          && isfinite(nv_res);
+            if (kernels_gpu_timeline(g->kernel_dev, t0, d, &gtl[i]) != 0
+                || classify(&gtl[i], 1, &cpu, d, KERNELS_EDGE_RES_MS, 1, &g->bd) != 0) {
+                tl_free(&nv);
+                ok = 0;
+                break;
+            }
+            if (have_nv)
+                kernels_nvml_check(&gtl[i], &nv, d, nv_res, g);
+            tl_free(&nv);
+            g->bd.not_recorded_gpu = g->gpu;
+            base[i] = KERNELS_EDGE_RES_MS;
+            window_base = fmax(window_base, base[i]);
+            any = 1;
+            nsignal++;
+            nkernels++;
+            continue;
+        }
         if (k == wt->ngpu || wt->ngpu_samples[k] == 0) {
             tl_close(&gtl[i], d);          /* no samples: never busy */
             if (unrec_ms > 0 && tl_unrecorded_before(&gtl[i], unrec_ms, d) != 0) {
@@ -239,7 +278,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
                                    cad ? &cad[i] : NULL,
                                    &gtl[i], &base[i]) != 0
             || (unrec_ms > 0 && tl_unrecorded_before(&gtl[i], unrec_ms, d) != 0)
-            || classify(&gtl[i], 1, &cpu, d, base[i], &g->bd) != 0) {
+            || classify(&gtl[i], 1, &cpu, d, base[i], 0, &g->bd) != 0) {
             ok = 0;
             break;
         }
@@ -254,9 +293,10 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
         }
         window_base = fmax(window_base, base[i]);
         any = 1;
+        nsignal++;
     }
     if (ok && any)
-        ok = classify(gtl, w->ngpu, &cpu, d, window_base, &w->bd) == 0;
+        ok = classify(gtl, w->ngpu, &cpu, d, window_base, nkernels == nsignal, &w->bd) == 0;
     w->bd.not_recorded_gpu = unrec_gpu;
     if (ok && any)
         top_thread(w, wt->host, wt->nhost, t0, d, names, nnames);
@@ -292,7 +332,8 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
         }
         for (int k = 0; k < b->nseg; k++)
             tl_push(&gtl[i], b->seg[k].start_ms, b->resolution_ms,
-                    b->seg[k].cls == CLASS_COMPUTE ? ST_BUSY : b->seg[k].cls == CLASS_HOST_CPU ? ST_NONE
+                    b->seg[k].cls == CLASS_COMPUTE ? ST_BUSY : b->seg[k].cls == CLASS_COLLECTIVE ? ST_COLL
+                    : b->seg[k].cls == CLASS_HOST_CPU ? ST_NONE
                     : b->seg[k].cls == CLASS_NOT_RECORDED ? ST_UNREC : b->seg[k].reason ? ST_SPIN : ST_IDLE);
         tl_close(&gtl[i], d);
     }
@@ -329,7 +370,7 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
         free(x);
         /* host-cpu marked ST_NONE above is "not busy" for the GPU side */
         struct breakdown bd;
-        if (classify(gtl, w->ngpu, &cpu, d, base, &bd) == 0) {
+        if (classify(gtl, w->ngpu, &cpu, d, base, 0, &bd) == 0) {
             w->bd = bd;
             w->bd.not_recorded_gpu = unrec_gpu;
         }
@@ -395,6 +436,7 @@ const char *breakdown_segments_text(const struct breakdown *bd, int max_shown, c
 
 const char *time_class_name(enum time_class c)
 {
-    static const char *const names[CLASS_COUNT] = { "compute", "host-cpu", "waiting", "not-recorded" };
+    static const char *const names[CLASS_COUNT] = { "compute", "host-cpu", "waiting", "not-recorded",
+                                                    "collective" };
     return (unsigned)c < CLASS_COUNT ? names[c] : "?";
 }

@@ -12,10 +12,11 @@
 
 #include "breakdown.h"
 
-/* ST_UNREC: before a GPU's first reading (it joined late, --gpu auto). */
+/* ST_UNREC: before a GPU's first reading (it joined late, --gpu auto);
+ * ST_COLL: a collective kernel ran (traced kernels only, kernels_busy.h). */
 /* ST_SPIN: busy by every utilization-like signal, but GPM says the SMs
  * are idle (gpu_spin.h): waiting, reason gpu-spin. */
-enum { ST_NONE = 0, ST_BUSY = 1, ST_IDLE = 2, ST_UNREC = 3, ST_SPIN = 5 };
+enum { ST_NONE = 0, ST_BUSY = 1, ST_IDLE = 2, ST_UNREC = 3, ST_COLL = 4, ST_SPIN = 5 };
 /* In a class timeline: a waiting stretch that is a GPU spinning. */
 #define CLS_SPIN 0x40
 

@@ -1,0 +1,55 @@
+#!/bin/bash
+# cuda_answer.sh — the answer taken from traced kernels (flinch record
+# --cuda on the simulated NVML and CUPTI): compute is the kernel union to
+# the us, the NCCL kernel its own class `collective`, the edges from the
+# kernels' stamps; the NVML cross-check (the sim's sensors read idle while
+# kernels ran); the same trace without its kernels file, and a trace whose
+# CUPTI refused, answered from the sensors as before.
+. "$ROOT/tests/lib.sh"
+export FLINCH_CUPTI_LIB=$BUILD/sim-cupti/libcupti.so.13
+unset CUDA_INJECTION64_PATH
+"$FLINCH" record -q --nvml-lib "$SIM" --no-rapl -i 20 -o "$T/a.csv" --cuda -- \
+  "$HELPERS/cuda_app" "$ROOT/tests/fixtures/cuda/answer.scn" >/dev/null 2>"$T/err"
+expect_eq "record: exit 0, no warning" "$?:$(cat "$T/err")" "0:"
+
+py() { python3 -c "import json, sys
+w = json.load(open(sys.argv[1]))['windows'][0]
+$1" "$2"; }
+"$FLINCH" analyze "$T/a.csv" --start begin --end end --format json >"$T/a.json"
+expect_eq "json: compute the kernel union, collective apart, edges from the stamps" \
+  "$(py 'b = w["breakdown"]; print(b["compute_ms"], b["collective_ms"], b["source"], b["resolution_ms"], b["not_recorded_ms"])' "$T/a.json")" \
+  "100.0 20.0 kernels 0.001 0.0"
+expect_eq "json: the classes fill the window (to the us)" \
+  "$(py 'b = w["breakdown"]; d = w["duration_s"] * 1e3
+print(abs(b["compute_ms"] + b["collective_ms"] + b["host_cpu_ms"] + b["waiting_ms"] - d) < 0.002)' "$T/a.json")" "True"
+expect_eq "json: the collective segment" \
+  "$(py 'print([round(s["end_ms"] - s["start_ms"], 3) for s in w["segments"] if s["class"] == "collective"])' "$T/a.json")" "[20.0]"
+expect_eq "json: the NVML cross-check" \
+  "$(py 'c = w["gpus"][0]["kernels"]["nvml_check"]; print(c["kernels_while_idle_ms"], c["busy_without_kernels_ms"], c["threshold_ms"] > 0)' "$T/a.json")" \
+  "120.0 0.0 True"
+
+"$FLINCH" analyze "$T/a.csv" --start begin --end end -v >"$T/a.txt"
+expect_match "text: the answer line names the kernels as the edges' source" \
+  "^window 1 begin -> end  [0-9.]+ s  mixed: [0-9]+% waiting, 3[0-9]% compute, [0-9]% collective(, interleaved)?  \(edges \+-0 ms from kernels, confidence " \
+  "$(grep '^window 1 begin' "$T/a.txt")"
+expect_match "text: the time line" \
+  "^  time: compute 100\.0 ms \([0-9]+%\), host-cpu [0-9.]+ ms \([0-9]+%\), waiting [0-9.]+ ms \([0-9]+%\), collective 20\.0 ms \([0-9]+%\), edges \+-0\.001 ms from kernels\$" \
+  "$(grep '^  time:' "$T/a.txt")"
+expect_match "text: the kernels line (compute without the collective)" \
+  "^    kernels: compute 100\.0 ms of [0-9.]+ in 3 kernels: 42% sgemm_kernel, 42% flash_fwd, 17% ncclDevKernel_AllReduce_Sum_f32_RING_LL; collective 20\.0 ms; 1 gaps, longest 40\.0 ms\$" \
+  "$(grep '^    kernels:' "$T/a.txt")"
+expect_match "text: the NVML cross-check clause" \
+  "; gpu 0: kernels ran 120 ms while NVML read it idle \(NVML lags or misses short kernels\)" \
+  "$(grep '^  verdict=' "$T/a.txt")"
+check "text: the GPM caveat does not cap kernel compute" \
+  sh -c "! grep -q 'GPM too coarse to check' '$T/a.txt'"
+
+# the same trace without its kernels file: the sensors' answer (idle GPU)
+mv "$T/a.csv.kernels" "$T/kernels.away"
+"$FLINCH" analyze "$T/a.csv" --start begin --end end --format json >"$T/s.json"
+expect_eq "no kernels file: sensors' breakdown, no collective, no source" \
+  "$(py 'b = w["breakdown"]; print(b["compute_ms"], "collective_ms" in b, "source" in b, "kernels" in w["gpus"][0])' "$T/s.json")" \
+  "0.0 False False False"
+check "no kernels file: no 'from kernels' in the answer" \
+  sh -c "! \"\$FLINCH\" analyze '$T/a.csv' --start begin --end end | grep -q 'from kernels\|collective'"
+done_testing
