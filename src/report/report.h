@@ -54,6 +54,14 @@ void report_gpm_json(FILE *out, const struct analysis *a, const struct window_gp
 #define REPORT_GPM_CSV_COLS 6
 extern const char *const report_gpm_csv_cols[REPORT_GPM_CSV_COLS];
 void report_gpm_csv(FILE *out, const struct window_gpu *g);
+/* The traced kernels' CSV cells (report_kernels.c), only when
+ * report_kernels_seen: the window's collective_ms, then per GPU
+ * REPORT_KERNELS_CSV_COLS named report_kernels_csv_cols (g NULL: empty). */
+#define REPORT_KERNELS_CSV_COLS 10
+extern const char *const report_kernels_csv_cols[REPORT_KERNELS_CSV_COLS];
+int report_kernels_seen(const struct analysis *a);
+void report_kernels_csv_window(FILE *out, const struct window *w);
+void report_kernels_csv(FILE *out, const struct analysis *a, const struct window_gpu *g);
 /* One CSV cell's text, quoted when it needs it (RFC 4180). */
 void report_csv_str(FILE *out, const char *s);
 

@@ -141,6 +141,10 @@ void report_csv(FILE *out, const struct analysis *a)
     static const char *const unrec_cols[] = { "not_recorded_ms" };
     fputs(",not_recorded_ms,not_recorded_gpu", out);
     gpu_columns(out, a, unrec_cols, 1);
+    if (report_kernels_seen(a)) {
+        fputs(",collective_ms", out);
+        gpu_columns(out, a, report_kernels_csv_cols, REPORT_KERNELS_CSV_COLS);
+    }
     fputs(",confidence,confidence_reason", out);
     fputs(",recording", out);          /* the last column (flinch-analyze(1)) */
     fputc('\n', out);
@@ -222,6 +226,11 @@ void report_csv(FILE *out, const struct analysis *a)
         for (int k = 0; k < a->ngpu; k++) {
             const struct window_gpu *g = window_gpu_at(a, w, k);
             csv_unrecorded(out, g ? &g->bd : &no_breakdown, 0);
+        }
+        if (report_kernels_seen(a)) {
+            report_kernels_csv_window(out, w);
+            for (int k = 0; k < a->ngpu; k++)
+                report_kernels_csv(out, a, window_gpu_at(a, w, k));
         }
         fprintf(out, ",%s,", confidence_name(w->confidence));
         csv_str(out, w->confidence_reason);

@@ -44,12 +44,34 @@ expect_match "text: the NVML cross-check clause" \
 check "text: the GPM caveat does not cap kernel compute" \
   sh -c "! grep -q 'GPM too coarse to check' '$T/a.txt'"
 
+# CSV: the window's collective_ms and each GPU's kernel cells, before
+# confidence (recording stays last)
+"$FLINCH" analyze "$T/a.csv" --start begin --end end --format csv >"$T/a.out.csv"
+expect_eq "csv: the kernel columns and cells" "$(python3 -c 'import csv, sys
+h, v = list(csv.reader(open(sys.argv[1])))[:2]
+i = h.index("collective_ms")
+print(h[-3:] == ["confidence", "confidence_reason", "recording"], v[h.index("compute_ms")])
+for k in range(i, len(h) - 3): print(h[k], v[k])' "$T/a.out.csv")" "True 100.000
+collective_ms 20.000
+gpu0_kernels_busy_ms 120.000
+gpu0_kernels_count 3
+gpu0_kernels_collective_ms 20.000
+gpu0_kernels_gaps 1
+gpu0_kernels_gap_longest_ms 40.000
+gpu0_kernels_gaps_ms 40.000
+gpu0_kernels_top sgemm_kernel=50.000;flash_fwd=50.000;ncclDevKernel_AllReduce_Sum_f32_RING_LL=20.000
+gpu0_kernels_dropped 0
+gpu0_kernels_nvml_idle_ms 120.000
+gpu0_nvml_busy_no_kernels_ms 0.000"
+
 # the same trace without its kernels file: the sensors' answer (idle GPU)
 mv "$T/a.csv.kernels" "$T/kernels.away"
 "$FLINCH" analyze "$T/a.csv" --start begin --end end --format json >"$T/s.json"
 expect_eq "no kernels file: sensors' breakdown, no collective, no source" \
   "$(py 'b = w["breakdown"]; print(b["compute_ms"], "collective_ms" in b, "source" in b, "kernels" in w["gpus"][0])' "$T/s.json")" \
   "0.0 False False False"
+check "no kernels file: no kernel CSV columns" \
+  sh -c "! \"\$FLINCH\" analyze '$T/a.csv' --start begin --end end --format csv | head -1 | grep -q 'collective_ms\|kernels_'"
 check "no kernels file: no 'from kernels' in the answer" \
   sh -c "! \"\$FLINCH\" analyze '$T/a.csv' --start begin --end end | grep -q 'from kernels\|collective'"
 done_testing
