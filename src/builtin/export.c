@@ -81,29 +81,34 @@ static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_
     return rc;
 }
 
-/* -o is none of the traces nor their .threads files, by any name. 0, or
+/* -o is none of the traces nor their .threads and .kernels files, by any name. 0, or
  * -1 after one error line. */
 static int check_paths(const struct host_trace *hosts, int n, const char *out_path)
 {
-    struct path_role *paths = calloc((size_t)(2 * n + 1), sizeof *paths);
+    struct path_role *paths = calloc((size_t)(3 * n + 1), sizeof *paths);
     char (*threads)[PATH_MAX + sizeof THREADS_FILE_SUFFIX] = calloc((size_t)n, sizeof *threads);
+    char (*kernels)[PATH_MAX + sizeof ".kernels"] = calloc((size_t)n, sizeof *kernels);
     char err[700] = "out of memory";
     int rc = -1;
-    if (paths && threads) {
+    if (paths && threads && kernels) {
         for (int i = 0; i < n; i++) {
             int from_stdin = strcmp(hosts[i].path, "-") == 0;
             snprintf(threads[i], sizeof threads[i], "%s%s", hosts[i].path, THREADS_FILE_SUFFIX);
-            paths[2 * i] = (struct path_role){ "the input", from_stdin ? NULL : hosts[i].path, 0 };
-            paths[2 * i + 1] = (struct path_role){ "the input's threads file",
+            snprintf(kernels[i], sizeof kernels[i], "%s.kernels", hosts[i].path);
+            paths[3 * i] = (struct path_role){ "the input", from_stdin ? NULL : hosts[i].path, 0 };
+            paths[3 * i + 1] = (struct path_role){ "the input's threads file",
                                                    from_stdin ? NULL : threads[i], 0 };
+            paths[3 * i + 2] = (struct path_role){ "the input's kernels file",
+                                                   from_stdin ? NULL : kernels[i], 0 };
         }
-        paths[2 * n] = (struct path_role){ "", strcmp(out_path, "-") == 0 ? NULL : out_path, 1 };
-        rc = path_identity_check(paths, 2 * n + 1, err, sizeof err);
+        paths[3 * n] = (struct path_role){ "", strcmp(out_path, "-") == 0 ? NULL : out_path, 1 };
+        rc = path_identity_check(paths, 3 * n + 1, err, sizeof err);
     }
     if (rc != 0)
         diag_error("%s", err);
     free(paths);
     free(threads);
+    free(kernels);
     return rc;
 }
 
@@ -223,6 +228,8 @@ int cmd_export(int argc, char **argv)
         rc = perfetto_write_host(f, hosts, i, origin, start, end, &has_labels, seen, &nseen);
         if (rc == 0)
             rc = perfetto_write_threads(f, hosts, i, origin);
+        if (rc == 0)
+            perfetto_write_kernels(f, hosts, i, origin);
         if (rc == 0 && has_labels) {
             rc = export_windows(f, hosts, i, origin, start, end, range, domain, category,
                                 max_open);

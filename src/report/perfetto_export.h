@@ -39,6 +39,9 @@ void perfetto_metadata(FILE *f, const char *what, int pid, int tid, const char *
 /* The traced threads of host H's trace (TRACE.threads, perfetto_threads.c);
  * nothing without that file. 0, or an exit code after the message. */
 int perfetto_write_threads(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns);
+/* The traced kernels of host H's trace (TRACE.kernels, perfetto_kernels.c):
+ * busy and collective slices per CUDA device; nothing without that file. */
+void perfetto_write_kernels(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns);
 void perfetto_begin(FILE *f);
 void perfetto_end(FILE *f);
 

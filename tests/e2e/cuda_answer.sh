@@ -3,8 +3,8 @@
 # --cuda on the simulated NVML and CUPTI): compute is the kernel union to
 # the us, the NCCL kernel its own class `collective`, the edges from the
 # kernels' stamps; the NVML cross-check (the sim's sensors read idle while
-# kernels ran); the same trace without its kernels file, and a trace whose
-# CUPTI refused, answered from the sensors as before.
+# kernels ran); CSV columns and export slices; the same trace without its
+# kernels file answered from the sensors as before.
 . "$ROOT/tests/lib.sh"
 export FLINCH_CUPTI_LIB=$BUILD/sim-cupti/libcupti.so.13
 unset CUDA_INJECTION64_PATH
@@ -63,6 +63,20 @@ gpu0_kernels_top sgemm_kernel=50.000;flash_fwd=50.000;ncclDevKernel_AllReduce_Su
 gpu0_kernels_dropped 0
 gpu0_kernels_nvml_idle_ms 120.000
 gpu0_nvml_busy_no_kernels_ms 0.000"
+
+# export: the kernels as slices per CUDA device, and the kernels file safe from -o
+"$FLINCH" export "node1=$T/a.csv" --no-windows -o "$T/a.trace.json" 2>"$T/err"
+expect_eq "export: exit 0, no warning" "$?:$(cat "$T/err")" "0:"
+expect_eq "export: the kernels process, its device track, its slices (us)" "$(python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print([e["args"]["name"] for e in ev if e.get("pid") == 200000 and e["ph"] == "M"])
+print([(e["name"], e["tid"], e["dur"]) for e in ev if e.get("cat") == "cuda"])' "$T/a.trace.json")" \
+  "['CUDA kernels (node1)', 'device 0']
+[('kernels', 1, 100000.0), ('collective', 1, 20000.0)]"
+cp "$T/a.csv.kernels" "$T/kernels.copy"
+"$FLINCH" export "$T/a.csv" --no-windows -o "$T/a.csv.kernels" 2>"$T/err"
+expect_eq "export -o onto the kernels file: refused, exit 2, left intact" \
+  "$?:$(cmp -s "$T/a.csv.kernels" "$T/kernels.copy" && echo intact)" "2:intact"
 
 # the same trace without its kernels file: the sensors' answer (idle GPU)
 mv "$T/a.csv.kernels" "$T/kernels.away"
