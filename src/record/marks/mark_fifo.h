@@ -125,4 +125,11 @@ long long mark_fifo_rejected(struct mark_fifo *f);
  * directly). */
 void mark_fifo_feed(struct mark_fifo *f, const char *data, size_t len, int64_t arrival_ns);
 
+/* For the reader thread (mark_fifo.c), kept with the line splitting in
+ * mark_fifo_lines.c: drops a line that never got its newline, with a
+ * warning saying why (returns 1 when there was one), and the poll timeout
+ * (ms) after which a quiet writer's fragment is dropped. */
+int mark_fifo_drop_fragment(struct mark_fifo *f, const char *why);
+int mark_fifo_expire_fragment(struct mark_fifo *f, int64_t now);
+
 #endif
