@@ -14,8 +14,8 @@
 #define APPROX "\xe2\x89\x88"   /* the original's "≈" */
 
 /* A number as text, or "n/a" when it is unknown or not finite: the text
- * report never prints nan or inf. NUM(fmt, v) uses a fresh buffer each time. */
-static const char *num_text(char *buf, size_t cap, const char *fmt, double v)
+ * report never prints nan or inf (report.h: NUM). */
+const char *report_num_text(char *buf, size_t cap, const char *fmt, double v)
 {
     if (isfinite(v))
         snprintf(buf, cap, fmt, v);
@@ -23,7 +23,6 @@ static const char *num_text(char *buf, size_t cap, const char *fmt, double v)
         snprintf(buf, cap, "n/a");
     return buf;
 }
-#define NUM(fmt, v) num_text((char[48]){ 0 }, 48, fmt, v)
 
 void window_flags_str(unsigned flags, char *buf, size_t cap)
 {

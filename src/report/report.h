@@ -101,6 +101,12 @@ const char *report_reason_text(const struct window *w, char *buf, size_t cap);
 int report_recordings_levels_text(FILE *out, const struct analysis *a, int i, const char *name);
 void report_recordings_summary_text(FILE *out, const struct analysis *a);
 void report_recordings_json(FILE *out, const struct analysis *a);
+/* A number as text with fmt, or "n/a" when not finite (report.c): the
+ * text report never prints nan or inf. NUM(fmt, v) uses a fresh buffer
+ * each time, so several may stand in one printf. */
+const char *report_num_text(char *buf, size_t cap, const char *fmt, double v);
+#define NUM(fmt, v) report_num_text((char[48]){ 0 }, 48, fmt, v)
+
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */
 void window_flags_str(unsigned flags, char *buf, size_t cap);
 

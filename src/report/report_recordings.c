@@ -10,16 +10,6 @@
 #include "json_escape.h"
 #include "report.h"
 
-static const char *num_text(char *buf, size_t cap, const char *fmt, double v)
-{
-    if (isfinite(v))
-        snprintf(buf, cap, fmt, v);
-    else
-        snprintf(buf, cap, "n/a");
-    return buf;
-}
-#define NUM(fmt, v) num_text((char[48]){ 0 }, 48, fmt, v)
-
 int report_recordings_levels_text(FILE *out, const struct analysis *a, int i, const char *name)
 {
     if (a->nby_recording < 2)
