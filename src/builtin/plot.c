@@ -142,16 +142,18 @@ int cmd_plot(int argc, char **argv)
     if (analysis_check_window_flags(&start, &end, range, domain, category, no_windows) != 0)
         return EXIT_USAGE;
     const char *trace = argv[optind];
-    char threads[PATH_MAX + sizeof THREADS_FILE_SUFFIX];
+    char threads[PATH_MAX + sizeof THREADS_FILE_SUFFIX], kernels[PATH_MAX + sizeof ".kernels"];
     int from_stdin = strcmp(trace, "-") == 0;
     snprintf(threads, sizeof threads, "%s%s", trace, THREADS_FILE_SUFFIX);
+    snprintf(kernels, sizeof kernels, "%s.kernels", trace);
     const struct path_role paths[] = {
         { "the input", from_stdin ? NULL : trace, 0 },
         { "the input's threads file", from_stdin ? NULL : threads, 0 },
+        { "the input's kernels file", from_stdin ? NULL : kernels, 0 },
         { "", strcmp(out_path, "-") == 0 ? NULL : out_path, 1 },
     };
     char err[700];
-    if (path_identity_check(paths, 3, err, sizeof err) != 0) {
+    if (path_identity_check(paths, 4, err, sizeof err) != 0) {
         diag_error("%s", err);
         return EXIT_USAGE;
     }

@@ -216,6 +216,8 @@ int plot_data_read(const char *path, double from_s, double to_s, int nbuckets,
     qsort(d->gpu, (size_t)d->ngpu, sizeof d->gpu[0], by_gpu_id);
     if (rc == 0)
         rc = thread_lanes_read(path, d->t0_ns, d->from_s, d->to_s, nbuckets, &d->lanes);
+    if (rc == 0)
+        rc = kernel_lanes_read(path, d->t0_ns, d->from_s, d->to_s, nbuckets, &d->klanes);
     return rc;
 }
 
@@ -232,6 +234,7 @@ void plot_data_free(struct plot_data *d)
     downsample_free(&d->host_cpu);
     downsample_free(&d->proc_cores);
     thread_lanes_free(&d->lanes);
+    kernel_lanes_free(&d->klanes);
     if (d->marks)
         for (int i = 0; i < d->nmark_slots; i++)
             free(d->marks[i].label);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "downsample.h"
+#include "kernel_lanes.h"
 #include "labels_seen.h"
 #include "proc_share.h"
 #include "trace_limits.h"
@@ -70,6 +71,7 @@ struct plot_data {
     char *labels_seen[LABELS_SEEN_MAX];  /* distinct MARK labels, for the hint */
     int nlabels_seen;
     struct thread_lanes lanes;     /* the traced threads (TRACE.threads), if recorded */
+    struct kernel_lanes klanes;    /* the traced kernels (TRACE.kernels), if recorded */
 };
 
 /* Reads PATH twice. FROM_S / TO_S: the range in seconds since the first

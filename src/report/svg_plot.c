@@ -351,7 +351,7 @@ void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a
                     const struct svg_plot_options *o)
 {
     struct page p = { f, d, SVG_PLOT_MARGIN_LEFT, o->width - SVG_PLOT_MARGIN_RIGHT, PANELS_TOP,
-                      o->height - BOTTOM - svg_lanes_height(&d->lanes) };
+                      o->height - BOTTOM - svg_kernel_lanes_height(&d->klanes) - svg_lanes_height(&d->lanes) };
     struct panel pn[4];
     int np = 0, has_instant = 0, has_avg = 0;
     double pmax = NAN;
@@ -436,6 +436,8 @@ void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a
     }
     draw_marks(&p);
     draw_legend(&p, (struct legend_styles){ has_instant, has_avg, has_gpm, has_job }, verdicts);
-    svg_lanes_draw(f, &d->lanes, p.left, p.right, p.panels_bottom + BOTTOM);
+    svg_kernel_lanes_draw(f, &d->klanes, d, p.left, p.right, p.panels_bottom + BOTTOM);
+    svg_lanes_draw(f, &d->lanes, p.left, p.right,
+                   p.panels_bottom + BOTTOM + svg_kernel_lanes_height(&d->klanes));
     svg_end(f);
 }

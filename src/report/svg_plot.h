@@ -6,7 +6,8 @@
  * when the trace has data for it) sharing one time axis in seconds with a
  * grid at nice steps, analyzed windows shaded across all panels in their
  * verdict's colour with a tooltip, MARKs as labelled vertical lines, and
- * under the panels a lane per busy traced thread coloured by class.
+ * under the panels a lane per CUDA device with traced kernels (busy and
+ * collective time) and a lane per busy traced thread coloured by class.
  * Drawing primitives come from svg_writer.h; the data from plot_data.h.
  */
 #ifndef FLINCH_SVG_PLOT_H
@@ -35,6 +36,13 @@ const char *verdict_colour(enum verdict v);
  * they take (0 without lanes), and the drawing from y = TOP down. */
 double svg_lanes_height(const struct thread_lanes *l);
 void svg_lanes_draw(FILE *f, const struct thread_lanes *l, double left, double right, double top);
+
+/* The traced kernels' lanes (svg_kernel_lanes.c), above the threads': the
+ * height they take (0 without kernels), and the drawing from y = TOP down
+ * (D: the plot's GPUs, which name the lanes, and its range). */
+double svg_kernel_lanes_height(const struct kernel_lanes *l);
+void svg_kernel_lanes_draw(FILE *f, const struct kernel_lanes *l, const struct plot_data *d, double left,
+                           double right, double top);
 
 /* Writes the whole SVG document. A (the analyzed windows) may be NULL. */
 void svg_plot_write(FILE *f, const struct plot_data *d, const struct analysis *a,

@@ -47,20 +47,41 @@ static int add_span(struct kernels_span **s, long *n, long *cap, int64_t t0, int
     return 0;
 }
 
-/* [start, end) less gaps=BUSY:GAP,... as pieces. */
-static int add_pieces(struct kernels_span **s, long *n, long *cap, const char *line)
+int kernels_line_pieces(const char *line, int (*fn)(void *ctx, int64_t t0, int64_t t1), void *ctx)
 {
     int64_t p = num(line, "start", 0), end = num(line, "end", 0);
     const char *g = field(line, "gaps");
     while (g && *g && *g != ' ') {
         char *e;
         long long busy = strtoll(g, &e, 10), gap = *e == ':' ? strtoll(e + 1, &e, 10) : 0;
-        if (add_span(s, n, cap, p, p + busy) != 0)
-            return -1;
+        int rc = busy > 0 ? fn(ctx, p, p + busy) : 0;
+        if (rc != 0)
+            return rc;
         p += busy + gap;
         g = *e == ',' ? e + 1 : NULL;
     }
-    return add_span(s, n, cap, p, end);
+    return end > p ? fn(ctx, p, end) : 0;
+}
+
+int kernels_line_gpu(const char *line)
+{
+    long long g = num(line, "gpu", -1);
+    return g >= 0 && g < KERNELS_MAX_DEVICES ? (int)g : -1;
+}
+
+struct span_list { struct kernels_span **s; long *n, *cap; };
+
+static int add_piece(void *ctx, int64_t t0, int64_t t1)
+{
+    struct span_list *l = ctx;
+    return add_span(l->s, l->n, l->cap, t0, t1);
+}
+
+/* [start, end) less gaps=BUSY:GAP,... as pieces. */
+static int add_pieces(struct kernels_span **s, long *n, long *cap, const char *line)
+{
+    struct span_list l = { s, n, cap };
+    return kernels_line_pieces(line, add_piece, &l);
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -131,12 +152,12 @@ static int parse(struct kernels_data *k, FILE *f, struct pid_name *pn, struct la
                 ds[i] = (struct last_d){ pid, num(line, "dropped", 0), num(line, "zero_stamps", 0),
                                          num(line, "lines_lost", 0), num(line, "pool_empty", 0) };
         } else if (line[0] == 'B' || line[0] == 'C') {
-            long long g = num(line, "gpu", -1);
-            if (g < 0 || g >= KERNELS_MAX_DEVICES)
+            int g = kernels_line_gpu(line);
+            if (g < 0)
                 continue;
             struct kernels_device *d = &k->dev[g];
             if (g + 1 > k->ndev)
-                k->ndev = (int)g + 1;
+                k->ndev = g + 1;
             if (line[0] == 'C') {
                 if (add_pieces(&d->coll, &d->ncoll, &d->cap_coll, line) != 0)
                     return -1;

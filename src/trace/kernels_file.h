@@ -45,6 +45,15 @@ struct kernels_data {
 struct kernels_data *kernels_file_load(const char *path);
 void kernels_file_free(struct kernels_data *k);
 
+/* The busy pieces of one B, C or X line ([start, end) less its gaps=, in
+ * order), each passed to fn (ctx, t0, t1); stops at the first non-zero fn
+ * returns, and returns it (else 0). For a reader that streams the file
+ * rather than load it (flinch plot's kernel lanes). */
+int kernels_line_pieces(const char *line, int (*fn)(void *ctx, int64_t t0, int64_t t1), void *ctx);
+/* The line's gpu= (CUDA device ordinal), -1 when absent or not below
+ * KERNELS_MAX_DEVICES. */
+int kernels_line_gpu(const char *line);
+
 /* ns of the union of spans[0..n) inside [t0, t1]. */
 int64_t kernels_union_in(const struct kernels_span *s, long n, int64_t t0, int64_t t1);
 

@@ -3,8 +3,8 @@
 # --cuda on the simulated NVML and CUPTI): compute is the kernel union to
 # the us, the NCCL kernel its own class `collective`, the edges from the
 # kernels' stamps; the NVML cross-check (the sim's sensors read idle while
-# kernels ran); CSV columns and export slices; the same trace without its
-# kernels file answered from the sensors as before.
+# kernels ran); CSV columns, export slices and the plot's kernel lane; the
+# same trace without its kernels file answered from the sensors as before.
 . "$ROOT/tests/lib.sh"
 export FLINCH_CUPTI_LIB=$BUILD/sim-cupti/libcupti.so.13
 unset CUDA_INJECTION64_PATH
@@ -77,6 +77,16 @@ cp "$T/a.csv.kernels" "$T/kernels.copy"
 "$FLINCH" export "$T/a.csv" --no-windows -o "$T/a.csv.kernels" 2>"$T/err"
 expect_eq "export -o onto the kernels file: refused, exit 2, left intact" \
   "$?:$(cmp -s "$T/a.csv.kernels" "$T/kernels.copy" && echo intact)" "2:intact"
+
+# plot: the kernel lane of GPU 0, its runs the kernel union (the 40 ms gap
+# drawn), the collective over them
+"$FLINCH" plot "$T/a.csv" -o "$T/a.svg" --no-windows 2>"$T/err"
+expect_eq "plot: exit 0, no warning" "$?:$(cat "$T/err")" "0:"
+expect_eq "plot: the lane's runs (busy ms, collective ms)" \
+  "$(grep -o '<title>GPU 0 (CUDA device 0) [^<]*' "$T/a.svg" | sed 's/.* s: //')" \
+  "100.000 ms busy (100% of the span)
+20.000 ms busy (100% of the span), collective 20.000 ms
+20.000 ms"
 
 # the same trace without its kernels file: the sensors' answer (idle GPU)
 mv "$T/a.csv.kernels" "$T/kernels.away"
