@@ -333,6 +333,8 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
         finish_analysis(&c);
     if (status == EXIT_OK)
         status = waiting_on_read(a, path);
+    if (status == EXIT_OK)
+        kernels_gaps_fold(a);
     free_ctx(&c);
     trace_reader_close(&tr);
     return status;

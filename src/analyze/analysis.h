@@ -161,6 +161,8 @@ struct window_gpu {
     struct gpm_evidence gpm;     /* SM activity etc. from GPM spans (gpm_evidence.h) */
     const struct kernels_device *kernel_dev; /* its kernel spans while the window is being
                                     finished (breakdown_window reads them); NULL after */
+    struct kernel_gaps *kernel_gaps; /* where breakdown_window splits its gaps (its evidence's),
+                                    while the window is being finished; NULL after */
     /* kernels against NVML (kernels_busy.h): kernel time while NVML read
      * idle, NVML busy time without a kernel; nvml_check_ms: what either must
      * pass to be reported; 0: no check made (no kernels, or no NVML signal) */

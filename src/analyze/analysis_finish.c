@@ -253,8 +253,10 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
     }
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);
-    for (int i = 0; i < w->ngpu; i++)
+    for (int i = 0; i < w->ngpu; i++) {
         w->gpu[i].kernel_dev = NULL;     /* the spans are c->kernels': not kept past here */
+        w->gpu[i].kernel_gaps = NULL;    /* a->kernel_ev moves as it grows */
+    }
     pcie_window_copies(c->opt, w);
     window_tape_free(w->tape);
     w->tape = NULL;

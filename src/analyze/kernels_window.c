@@ -6,6 +6,9 @@
 #include "analysis.h"
 #include "json_escape.h"
 #include "kernels_window.h"
+#include "waiting_on.h"
+
+_Static_assert(KERNELS_GAP_SEGMENTS == BREAKDOWN_MAX_SEGMENTS, "a gap split per breakdown segment");
 
 static int cmp_top(const void *a, const void *b)
 {
@@ -69,6 +72,7 @@ void kernels_window(const struct kernels_data *k, struct analysis *a, struct win
     for (int i = 0; i < w->ngpu; i++) {
         w->gpu[i].kernels = 0;
         w->gpu[i].kernel_dev = NULL;
+        w->gpu[i].kernel_gaps = NULL;
         if (!k || i >= k->ndev)
             continue;
         struct kernel_evidence e;
@@ -86,6 +90,52 @@ void kernels_window(const struct kernels_data *k, struct analysis *a, struct win
         a->kernel_ev[a->nkernel_ev++] = e;
         w->gpu[i].kernels = a->nkernel_ev;
         w->gpu[i].kernel_dev = &k->dev[i];
+    }
+    for (int i = 0; i < w->ngpu; i++)      /* after the last realloc */
+        if (w->gpu[i].kernels)
+            w->gpu[i].kernel_gaps = &a->kernel_ev[w->gpu[i].kernels - 1].gaps;
+}
+
+int kernels_gap_largest(const struct kernel_evidence *e)
+{
+    int top = -1;
+    for (int k = 0; k < KGAP_COUNT; k++)
+        if (e->gaps.by_class_ms[k] > 0 && (top < 0 || e->gaps.by_class_ms[k] > e->gaps.by_class_ms[top]))
+            top = k;
+    return e->gaps_ms > 0 ? top : -1;
+}
+
+const char *kernels_gap_class_name(int k, char *buf, size_t cap)
+{
+    if (k >= KGAP_WAITING_ON && k < KGAP_COUNT)
+        snprintf(buf, cap, "waiting-on-%s", thread_class_name((enum thread_class)(k - KGAP_WAITING_ON)));
+    else
+        snprintf(buf, cap, "%s", k == KGAP_HOST_CPU ? "host-cpu" : "waiting");
+    return buf;
+}
+
+/* The waiting part of each gap split goes to the dominant thread class of
+ * the window's breakdown segment it lies in (waiting_on.h: every segment's,
+ * compute's too, since a GPU's gap may lie inside a compute segment of the
+ * window: another GPU computing, or short gaps merged into the outline);
+ * without thread states there, it stays "waiting". */
+void kernels_gaps_fold(struct analysis *a)
+{
+    for (long wi = 0; wi < a->nwindows; wi++) {
+        const struct window *w = &a->windows[wi];
+        const struct window_waiting *ww = a->waiting && wi < a->waiting->nwin ? &a->waiting->win[wi] : NULL;
+        for (int i = 0; i < w->ngpu; i++) {
+            if (w->gpu[i].kernels <= 0 || w->gpu[i].kernels > a->nkernel_ev)
+                continue;
+            struct kernel_gaps *g = &a->kernel_ev[w->gpu[i].kernels - 1].gaps;
+            memset(g->by_class_ms, 0, sizeof g->by_class_ms);
+            g->by_class_ms[KGAP_HOST_CPU] = g->host_cpu_ms;
+            g->by_class_ms[KGAP_WAITING] = g->waiting_unseg_ms;
+            for (int s = 0; s < KERNELS_GAP_SEGMENTS; s++) {
+                int dom = ww && s < w->bd.nseg ? ww->seg_dominant[s] : -1;
+                g->by_class_ms[dom >= 0 ? KGAP_WAITING_ON + dom : KGAP_WAITING] += g->waiting_seg_ms[s];
+            }
+        }
     }
 }
 
@@ -115,7 +165,14 @@ void kernels_window_json(FILE *out, const struct analysis *a, const struct windo
     json_write_number(out, "%.3f", e->longest_gap_ms);
     fputs(",\"total_ms\":", out);
     json_write_number(out, "%.3f", e->gaps_ms);
-    fprintf(out, "},\"dropped\":%lld,\"nvml_check\":", e->dropped);
+    fputs(",\"by_class\":{", out);
+    char name[40];
+    for (int k = 0, n = 0; k < KGAP_COUNT; k++)
+        if (e->gaps.by_class_ms[k] > 0) {
+            fprintf(out, "%s\"%s\":", n++ ? "," : "", kernels_gap_class_name(k, name, sizeof name));
+            json_write_number(out, "%.3f", e->gaps.by_class_ms[k]);
+        }
+    fprintf(out, "}},\"dropped\":%lld,\"nvml_check\":", e->dropped);
     if (g->nvml_check_ms > 0) {
         fputs("{\"kernels_while_idle_ms\":", out);
         json_write_number(out, "%.3f", g->kernels_nvml_idle_ms);
@@ -169,6 +226,11 @@ void kernels_window_text(FILE *out, const struct analysis *a, const struct windo
     if (e->collective_ms > 0)
         fprintf(out, "; collective %.1f ms", e->collective_ms);
     fprintf(out, "; %ld gaps, longest %.1f ms", e->ngaps, e->longest_gap_ms);
+    int top = kernels_gap_largest(e);
+    char name[40];
+    if (top >= 0)
+        fprintf(out, ", %.0f%% of their %.1f ms %s", 100.0 * e->gaps.by_class_ms[top] / e->gaps_ms, e->gaps_ms,
+                kernels_gap_class_name(top, name, sizeof name));
     if (e->dropped)
         fprintf(out, "; %lld records dropped", e->dropped);
     fputc('\n', out);

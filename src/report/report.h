@@ -57,7 +57,7 @@ void report_gpm_csv(FILE *out, const struct window_gpu *g);
 /* The traced kernels' CSV cells (report_kernels.c), only when
  * report_kernels_seen: the window's collective_ms, then per GPU
  * REPORT_KERNELS_CSV_COLS named report_kernels_csv_cols (g NULL: empty). */
-#define REPORT_KERNELS_CSV_COLS 10
+#define REPORT_KERNELS_CSV_COLS 11
 extern const char *const report_kernels_csv_cols[REPORT_KERNELS_CSV_COLS];
 int report_kernels_seen(const struct analysis *a);
 void report_kernels_csv_window(FILE *out, const struct window *w);

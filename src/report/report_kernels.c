@@ -14,7 +14,7 @@
 const char *const report_kernels_csv_cols[REPORT_KERNELS_CSV_COLS] = {
     "kernels_busy_ms", "kernels_count", "kernels_collective_ms", "kernels_gaps",
     "kernels_gap_longest_ms", "kernels_gaps_ms", "kernels_top", "kernels_dropped",
-    "kernels_nvml_idle_ms", "nvml_busy_no_kernels_ms",
+    "kernels_nvml_idle_ms", "nvml_busy_no_kernels_ms", "kernels_gaps_by_class",
 };
 
 int report_kernels_seen(const struct analysis *a)
@@ -42,6 +42,18 @@ static void top_cell(FILE *out, const struct kernel_evidence *e)
     report_csv_str(out, buf);
 }
 
+/* ",class=ms;class=ms": the gaps' time by class (kernels_window.h), in the
+ * classes' order, those with time only. */
+static void gaps_cell(FILE *out, const struct kernel_evidence *e)
+{
+    char name[40];
+    fputc(',', out);
+    for (int k = 0, n = 0; k < KGAP_COUNT; k++)
+        if (e->gaps.by_class_ms[k] > 0)
+            fprintf(out, "%s%s=%.3f", n++ ? ";" : "", kernels_gap_class_name(k, name, sizeof name),
+                    e->gaps.by_class_ms[k]);
+}
+
 void report_kernels_csv(FILE *out, const struct analysis *a, const struct window_gpu *g)
 {
     const struct kernel_evidence *e = g ? kernels_of(a, g) : NULL;
@@ -58,4 +70,5 @@ void report_kernels_csv(FILE *out, const struct analysis *a, const struct window
         fprintf(out, ",%.3f,%.3f", g->kernels_nvml_idle_ms, g->nvml_busy_no_kernels_ms);
     else
         fputs(",,", out);
+    gaps_cell(out, e);
 }

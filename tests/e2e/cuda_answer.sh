@@ -36,7 +36,7 @@ expect_match "text: the time line" \
   "^  time: compute 100\.0 ms \([0-9]+%\), host-cpu [0-9.]+ ms \([0-9]+%\), waiting [0-9.]+ ms \([0-9]+%\), collective 20\.0 ms \([0-9]+%\), edges \+-0\.001 ms from kernels\$" \
   "$(grep '^  time:' "$T/a.txt")"
 expect_match "text: the kernels line (compute without the collective)" \
-  "^    kernels: compute 100\.0 ms of [0-9.]+ in 3 kernels: 42% sgemm_kernel, 42% flash_fwd, 17% ncclDevKernel_AllReduce_Sum_f32_RING_LL; collective 20\.0 ms; 1 gaps, longest 40\.0 ms\$" \
+  "^    kernels: compute 100\.0 ms of [0-9.]+ in 3 kernels: 42% sgemm_kernel, 42% flash_fwd, 17% ncclDevKernel_AllReduce_Sum_f32_RING_LL; collective 20\.0 ms; 1 gaps, longest 40\.0 ms, 100% of their 40\.0 ms (waiting|host-cpu|waiting-on-[a-z-]+)\$" \
   "$(grep '^    kernels:' "$T/a.txt")"
 expect_match "text: the NVML cross-check clause" \
   "; gpu 0: kernels ran 120 ms while NVML read it idle \(NVML lags or misses short kernels\)" \
@@ -51,7 +51,8 @@ expect_eq "csv: the kernel columns and cells" "$(python3 -c 'import csv, sys
 h, v = list(csv.reader(open(sys.argv[1])))[:2]
 i = h.index("collective_ms")
 print(h[-3:] == ["confidence", "confidence_reason", "recording"], v[h.index("compute_ms")])
-for k in range(i, len(h) - 3): print(h[k], v[k])' "$T/a.out.csv")" "True 100.000
+for k in range(i, len(h) - 4): print(h[k], v[k])
+print(h[-4], v[-4].split("=")[1])' "$T/a.out.csv")" "True 100.000
 collective_ms 20.000
 gpu0_kernels_busy_ms 120.000
 gpu0_kernels_count 3
@@ -62,7 +63,8 @@ gpu0_kernels_gaps_ms 40.000
 gpu0_kernels_top sgemm_kernel=50.000;flash_fwd=50.000;ncclDevKernel_AllReduce_Sum_f32_RING_LL=20.000
 gpu0_kernels_dropped 0
 gpu0_kernels_nvml_idle_ms 120.000
-gpu0_nvml_busy_no_kernels_ms 0.000"
+gpu0_nvml_busy_no_kernels_ms 0.000
+gpu0_kernels_gaps_by_class 40.000"
 
 # export: the kernels as slices per CUDA device, and the kernels file safe from -o
 "$FLINCH" export "node1=$T/a.csv" --no-windows -o "$T/a.trace.json" 2>"$T/err"

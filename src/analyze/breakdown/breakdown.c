@@ -304,6 +304,11 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
         cpu_side_overlap(&cpu, &w->bd, &w->cpu_starved_ms, &w->cpu_saturated_ms);
     if (!ok || !any)
         memset(&w->bd, 0, sizeof w->bd);
+    /* a GPU with kernels: its idle gaps between them by the CPU side, and
+     * by the window's segments, which the thread states are folded into */
+    for (int i = 0; ok && i < w->ngpu; i++)
+        if (w->gpu[i].kernel_dev && w->gpu[i].kernel_gaps)
+            kernels_gap_split(&gtl[i], &cpu, &w->bd, d, w->gpu[i].kernel_gaps);
     for (int i = 0; gtl && i < w->ngpu; i++)
         tl_free(&gtl[i]);
     free(gtl);

@@ -18,7 +18,9 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cpu_side.h"
 #include "kernels_busy.h"
 
 /* Appends [a, b] ns (clipped to the window) as st, idle before it. */
@@ -61,6 +63,62 @@ int kernels_gpu_timeline(const struct kernels_device *kd, double t0_ns, double d
         return -1;
     tl_close(out, d);
     return 0;
+}
+
+/* Walks the gap span [from, to] cut at every edge of kern, of cpu and of
+ * win's segments: each piece where kern is idle is host-cpu or waiting by
+ * cpu at its middle, exactly as the breakdown classes that GPU's idle time
+ * (breakdown.c, classify), and a waiting piece lies in one segment. */
+void kernels_gap_split(const struct timeline *kern, const struct timeline *cpu, const struct breakdown *win,
+                       double d, struct kernel_gaps *out)
+{
+    memset(out, 0, sizeof *out);
+    int first = -1, last = -1;
+    for (int k = 0; k < kern->n; k++)
+        if (kern->st[k] != ST_IDLE) {
+            if (first < 0)
+                first = k;
+            last = k;
+        }
+    if (first < 0 || last <= first + 1)
+        return;                          /* no idle interval between two busy ones */
+    double from = kern->x[first + 1], to = fmin(kern->x[last], d);
+    long nx = kern->n + cpu->n + win->nseg + 1, m = 0;
+    struct edge *x = malloc(sizeof *x * (size_t)nx);
+    if (!x)
+        return;
+    x[m++] = (struct edge){ to, 0, 0 };
+    for (int k = first + 2; k < last; k++)
+        x[m++] = (struct edge){ kern->x[k], 0, 0 };
+    for (int k = 1; k < cpu->n; k++)
+        if (cpu->x[k] > from && cpu->x[k] < to)
+            x[m++] = (struct edge){ cpu->x[k], 0, 0 };
+    for (int s = 1; s < win->nseg; s++)
+        if (win->seg[s].start_ms > from && win->seg[s].start_ms < to)
+            x[m++] = (struct edge){ win->seg[s].start_ms, 0, 0 };
+    qsort(x, (size_t)m, sizeof *x, cmp_edge);
+    int seg = 0;
+    double prev = from;
+    for (long i = 0; i < m; i++) {
+        if (x[i].x <= prev)
+            continue;
+        double mid = (prev + x[i].x) / 2, len = x[i].x - prev;
+        prev = x[i].x;
+        if (tl_at(kern, mid) != ST_IDLE)
+            continue;
+        if (cpu_side_busy(tl_at(cpu, mid))) {
+            out->host_cpu_ms += len;
+            continue;
+        }
+        out->waiting_ms += len;
+        while (seg < win->nseg && win->seg[seg].end_ms <= mid)
+            seg++;
+        if (seg < win->nseg && seg < KERNELS_GAP_SEGMENTS && win->seg[seg].start_ms <= mid)
+            out->waiting_seg_ms[seg] += len;
+        else
+            out->waiting_unseg_ms += len;
+    }
+    free(x);
 }
 
 void kernels_nvml_check(const struct timeline *kern, const struct timeline *nvml, double d,

@@ -5,8 +5,9 @@
  *
  * Owns: the timeline of one GPU from its kernel spans (busy: the union of
  * its kernels less its collectives; collective: NCCL kernels; idle: the
- * rest), the resolution of its edges, and how far NVML's own busy/idle
- * timeline disagrees with it.
+ * rest), the resolution of its edges, the split of its idle gaps between
+ * kernels by the CPU side, and how far NVML's own busy/idle timeline
+ * disagrees with it.
  */
 #ifndef FLINCH_KERNELS_BUSY_H
 #define FLINCH_KERNELS_BUSY_H
@@ -27,6 +28,14 @@ int kernels_gpu_timeline(const struct kernels_device *kd, double t0_ns, double d
  * kernel running, into g->kernels_nvml_idle_ms / g->nvml_busy_no_kernels_ms;
  * nvml_res: NVML's edge resolution (ms), the figure the disagreement must
  * pass to be reported (g->nvml_check_ms). */
+/* The GPU's idle gaps between kernels (the idle time between its first and
+ * last busy stretch in kern) split by what the CPU side did (cpu: the
+ * breakdown's CPU timeline): host-cpu where it was busy, else waiting, the
+ * waiting part also per segment of the window's breakdown win (the
+ * segments the thread states are folded into, waiting_on.h), into out. */
+void kernels_gap_split(const struct timeline *kern, const struct timeline *cpu, const struct breakdown *win,
+                       double d, struct kernel_gaps *out);
+
 void kernels_nvml_check(const struct timeline *kern, const struct timeline *nvml, double d,
                         double nvml_res, struct window_gpu *g);
 

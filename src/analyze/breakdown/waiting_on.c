@@ -9,7 +9,9 @@
  * summed per (thread, class, description), then folded into classes and
  * threads when the file is done; and per segment of the window's breakdown
  * (compute / host-cpu / waiting, breakdown.h) per class, so each host-cpu
- * and waiting segment gets the class with the most thread-milliseconds.
+ * and waiting segment gets the class with the most thread-milliseconds
+ * (and every segment its dominant class: what the kernel gaps inside it
+ * are put down to, kernels_window.h).
  * Names, per-window tallies and the fold find their entries through hashes
  * (tuple_index.h), so the time is linear in spans and threads.
  */
@@ -140,12 +142,18 @@ static int on_span(struct run *r, const struct thread_span *sp)
 static int fold_segments(const struct window *win, const struct window_acc *wa,
                          struct window_waiting *out)
 {
+    memset(out->seg_dominant, -1, sizeof out->seg_dominant);
     if (!wa->seg_ns)
         return 0;
     out->segs = calloc((size_t)win->bd.nseg, sizeof *out->segs);
     if (!out->segs)
         return -1;
     for (int k = 0; k < win->bd.nseg; k++) {
+        int dom = -1;
+        for (int c = 0; c < TC_COUNT; c++)
+            if (wa->seg_ns[k][c] > 0 && (dom < 0 || wa->seg_ns[k][c] > wa->seg_ns[k][dom]))
+                dom = c;
+        out->seg_dominant[k] = (signed char)dom;
         if (win->bd.seg[k].cls != CLASS_HOST_CPU && win->bd.seg[k].cls != CLASS_WAITING)
             continue;
         struct segment_waiting *sw = &out->segs[out->nseg++];

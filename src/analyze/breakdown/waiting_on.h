@@ -40,6 +40,10 @@ struct window_waiting {
     struct waiting_class cls[TC_COUNT];   /* non-zero classes, largest first */
     int nseg;
     struct segment_waiting *segs;         /* the window's host-cpu and waiting segments, in order */
+    /* the dominant class of every segment of the window's breakdown (w->bd.seg), compute's and
+     * collective's too; -1: no thread states there. What a GPU's idle gaps between traced
+     * kernels are put down to (kernels_window.h). */
+    signed char seg_dominant[BREAKDOWN_MAX_SEGMENTS];
 };
 
 struct waiting_on {
