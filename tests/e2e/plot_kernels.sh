@@ -68,15 +68,19 @@ expect_eq "no kernels file: the plot of before, byte for byte" "$(cksum < n.svg)
 expect_status "plot fixture" 0 "$FLINCH" plot "$ROOT/tests/fixtures/plot_2gpu.csv" -o f.svg --title f
 expect_eq "the fixture with its windows: the plot of before, byte for byte" "$(cksum < f.svg)" "2697634041 11218"
 
-# a million pieces (200k under ASan) on one GPU: rectangles bounded by the
-# width, not the kernels (100 k lines of 10 pieces 1 us apart, the lines
-# 29.9 us apart: all under a pixel apart, one run with GPU 1's own)
-n=100000; [ -n "${SANITIZED:-}" ] && n=20000
+# a million pieces (200k under ASan) on device 2 (no such GPU in the trace):
+# rectangles bounded by the width, not the kernels (100 k lines of 10 pieces
+# of 1 us, 1 us apart, the lines 29.9 us apart: all under a pixel apart, one
+# run of 1000 ms busy over 2.99 s; 20 k lines: 200 ms over 0.598 s)
+n=100000 million="0.000-2.990 s: 1000.000 ms busy (33% of the span)"
+[ -n "${SANITIZED:-}" ] && n=20000 million="0.000-0.598 s: 200.000 ms busy (33% of the span)"
 mv kernels.away k.csv.kernels
 awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) { s = 5000000000 + i * 29900; g = ""
     for (k = 0; k < 9; k++) g = g (k ? "," : "") "1000:1000"
-    printf "B pid=8 gpu=1 start=%d end=%d kernels=10 top=1:10000 other=0 gaps=%s\n", s, s + 19000, g } }' >>k.csv.kernels
+    printf "B pid=8 gpu=2 start=%.0f end=%.0f kernels=10 top=1:10000 other=0 gaps=%s\n", s, s + 19000, g } }' >>k.csv.kernels
 expect_status "plot a million kernel pieces" 0 "$FLINCH" plot k.csv -o m.svg --width 1094 --from 0 --to 3 --title t --no-windows
 rects=$(sed -n '/<g class="klanes">/,/<\/g>/p' m.svg | grep -c '<rect')
-check "lanes' rectangles bounded by the width ($rects)" test "$rects" -le 10
+expect_eq "lanes' rectangles: the 7 above and one run for the million" "$rects" 8
+expect_eq "the million's run and its busy time (the sum of its pieces)" \
+  "$(grep -o '<title>CUDA device 2 kernels [^<]*' m.svg | sed 's/.*kernels //')" "$million"
 done_testing
