@@ -156,102 +156,6 @@ static int open_output(struct recorder *r)
     return csv_out_open(&r->csv, r->o->out, r->header, r->o->force_append);
 }
 
-/* The marks callback, on the FIFO thread. A client-stamped mark keeps the
- * client's CLOCK_MONOTONIC time; its wall time is shifted by the same
- * amount so the two clocks of the row agree. */
-/* The last mark's label, written on the FIFO thread, read by the status line. */
-static pthread_mutex_t last_mark_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns)
-{
-    struct recorder *r = ctx;
-    int64_t t = m->has_stamp ? m->stamp_ns : arrival_ns;
-    int64_t wall = wall_ns() - (mono_ns() - t);
-    struct trace_row row;
-    if (m->has_attrs && m->attrs.has_dropped) {     /* a client's report, not a mark */
-        char label[MARK_LABEL_MAX + 64];
-        snprintf(label, sizeof label, "marks_dropped count=%lld %s", m->attrs.dropped, m->label);
-        trace_row_init(&row, r->ncols, t, wall, ROW_EVENT);
-        trace_row_label(&row, label);
-    } else {
-        trace_row_init(&row, r->ncols, t, wall, ROW_MARK);
-        trace_row_label(&row, m->label);
-        trace_row_attrs(&row, &m->attrs);
-        linger_note_mark(&r->linger, m->label, t);
-        pthread_mutex_lock(&last_mark_lock);
-        snprintf(r->last_mark, sizeof r->last_mark, "%s", m->label);
-        pthread_mutex_unlock(&last_mark_lock);
-    }
-    trace_row_int(&row, COL_ARRIVAL_MONO_NS, arrival_ns);
-    trace_row_write(&row, &r->csv);
-}
-
-/* --cuda: libflinch_cuda.so's lines (reader thread) and the EVENT rows
- * they ask for (cuda_off; writer thread, after `begin`). */
-static int on_cuda_line(void *ctx, const char *payload, size_t len, char *event, size_t size)
-{
-    struct recorder *r = ctx;
-    return kernels_out_line(&r->kernels, payload, len, event, size);
-}
-
-static void on_cuda_event(void *ctx, const char *label, int64_t arrival_ns)
-{
-    struct recorder *r = ctx;
-    struct trace_row row;
-    trace_row_init(&row, r->ncols, arrival_ns, wall_ns() - (mono_ns() - arrival_ns), ROW_EVENT);
-    trace_row_label(&row, label);
-    trace_row_write(&row, &r->csv);
-}
-
-static int write_mark(struct recorder *r, const char *label, int64_t t)
-{
-    struct trace_row row;
-    trace_row_init(&row, r->ncols, t, wall_ns() - (mono_ns() - t), ROW_MARK);
-    trace_row_label(&row, label);
-    return trace_row_write(&row, &r->csv);
-}
-
-void recorder_write_event(struct recorder *r, const char *label, int gpu_col, long long gpu,
-                        pid_t pid)
-{
-    struct trace_row row;
-    trace_row_init(&row, r->ncols, mono_ns(), wall_ns(), ROW_EVENT);
-    trace_row_label(&row, label);
-    if (gpu_col)
-        trace_row_int(&row, COL_GPU_INDEX, gpu);
-    if (pid)
-        trace_row_int(&row, COL_PROC_PID, pid);
-    trace_row_write(&row, &r->csv);
-}
-
-/* The trace says what it recorded: one flinch_host row, one flinch_gpu row
- * per GPU, right after `begin` (gpu_identity.h). */
-static void write_identity(struct recorder *r)
-{
-    char label[MARK_LABEL_MAX + 64];
-    host_identity_label(&r->nvml, r->o->interval_ms, r->o->gpu_spec, label, sizeof label);
-    recorder_write_event(r, label, 0, 0, 0);
-    for (int i = 0; i < r->ngpu; i++) {
-        gpu_identity_label(&r->ids[i], r->gpus[i].index, label, sizeof label);
-        recorder_write_event(r, label, 1, r->gpus[i].index, 0);
-    }
-}
-
-/* The cgroup's CPU counters as an EVENT row at t (cgroup_cpu.h): FIRST
- * names the cgroup and its limit, and is stamped with `begin` (it was read
- * just before), so that a mark that arrived while `begin` was written
- * already finds a reading. */
-void recorder_write_cgroup(struct recorder *r, int first, int64_t t)
-{
-    char label[768];
-    cgroup_cpu_label(&r->cgroup, first, label, sizeof label);
-    struct trace_row row;
-    trace_row_init(&row, r->ncols, t, wall_ns() - (mono_ns() - t), ROW_EVENT);
-    trace_row_label(&row, label);
-    trace_row_int(&row, COL_PROC_PID, r->proc.pid);
-    trace_row_write(&row, &r->csv);
-}
-
 static int open_fifo(struct recorder *r)
 {
     const char *path = r->o->marks_fifo;
@@ -284,9 +188,7 @@ static void show_status(struct recorder *r, int64_t now, int final)
         return;
     r->next_status_ns = now + STATUS_EVERY_NS;
     char line[1024], mark[sizeof r->last_mark];
-    pthread_mutex_lock(&last_mark_lock);
-    memcpy(mark, r->last_mark, sizeof mark);
-    pthread_mutex_unlock(&last_mark_lock);
+    recorder_last_mark(r, mark, sizeof mark);
     live_status_format(line, sizeof line, diag_prog(), (double)(now - r->start_ns) / 1e9,
                        csv_out_rows(&r->csv), r->ngpu ? (int)r->gpus[0].index : -1, r->last_power,
                        r->fifo_path, mark);  /* "": no FIFO */
@@ -453,7 +355,7 @@ int recorder_run(const struct record_opts *o)
         return fail_start(r, EXIT_USAGE);
     if (o->cuda && r->have_fifo) {
         kernels_out_open(&r->kernels, o->out);  /* a warning when it cannot: cuda_off still recorded */
-        mark_fifo_set_cuda(&r->fifo, on_cuda_line, on_cuda_event, r);
+        mark_fifo_set_cuda(&r->fifo, recorder_on_cuda_line, recorder_on_cuda_event, r);
     }
     host_cpu_open(&r->host, o->proc_stat, mono_ns());
     say_appending(r);
@@ -463,7 +365,7 @@ int recorder_run(const struct record_opts *o)
     /* The marks threads start now, holding their rows back until `begin`
      * is down: readers split a file into recordings at the recorder's own
      * `begin` rows, so no mark may come before it. */
-    if (r->have_fifo && mark_fifo_start(&r->fifo, on_mark, r) != 0)
+    if (r->have_fifo && mark_fifo_start(&r->fifo, recorder_on_mark, r) != 0)
         return fail_start(r, EXIT_USAGE);
     if (o->cmd) {
         int rc = child_cmd_start(&r->child, o->cmd, r->fifo_path);
@@ -486,10 +388,10 @@ int recorder_run(const struct record_opts *o)
         fprintf(stderr, "%s: marks FIFO: %s (from other shells: flinch mark --fifo %s LABEL)\n",
                 diag_prog(), r->fifo_path, r->fifo_path);
     r->start_ns = mono_ns();
-    write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */
+    recorder_write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */
     if (r->have_cgroup)
         recorder_write_cgroup(r, 1, r->start_ns);
-    write_identity(r);
+    recorder_write_identity(r);
     if (r->have_fifo)
         mark_fifo_release(&r->fifo, r->start_ns);
 
@@ -512,7 +414,7 @@ int recorder_run(const struct record_opts *o)
     if (r->autogpu && r->ngpu == 0 && !csv_out_failed(&r->csv))
         recorder_auto_none(r);
     if (!csv_out_failed(&r->csv))
-        write_mark(r, "end", end_ns > 0 ? end_ns : mono_ns());
+        recorder_write_mark(r, "end", end_ns > 0 ? end_ns : mono_ns());
     if (code != EXIT_RUNTIME && code != EXIT_GPU_LOST && !r->child_abandoned)
         recorder_linger(r, &stop_count);
     live_hub_stop(&r->hub);

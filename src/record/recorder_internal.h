@@ -78,12 +78,23 @@ struct recorder {
     int64_t start_ns;
     int64_t next_status_ns;
     char last_power[TRACE_CELL_MAX + 16];
-    char last_mark[MARK_LABEL_MAX + 1]; /* the status line's last mark (last_mark_lock in recorder.c) */
+    char last_mark[MARK_LABEL_MAX + 1]; /* the status line's last mark (last_mark_lock in recorder_rows.c) */
     char header[CSV_ROW_MAX];
     struct live_hub hub;     /* --live / --metrics: fed a copy of every row */
     struct ticker tk;        /* the schedule (run_loop, then the linger) */
     struct linger linger;    /* recorder_linger.h */
 };
+
+/* recorder_rows.c: the marks FIFO's callbacks (recorder_on_mark on the
+ * FIFO thread; the CUDA bridge's lines and their EVENT rows), MARK rows
+ * (`begin`, `end`) at T, the identity rows after `begin`, and the last
+ * mark's label for the status line (copied under its lock). */
+void recorder_on_mark(void *ctx, const struct mark_line *m, int64_t arrival_ns);
+int recorder_on_cuda_line(void *ctx, const char *payload, size_t len, char *event, size_t size);
+void recorder_on_cuda_event(void *ctx, const char *label, int64_t arrival_ns);
+int recorder_write_mark(struct recorder *r, const char *label, int64_t t);
+void recorder_write_identity(struct recorder *r);
+void recorder_last_mark(struct recorder *r, char *buf, size_t size);
 
 /* An EVENT row now: LABEL, with gpu_index GPU when GPU_COL, proc_pid PID when set. */
 void recorder_write_event(struct recorder *r, const char *label, int gpu_col, long long gpu,
