@@ -117,6 +117,9 @@ static int merge_host(struct analysis *m, const struct analysis *a, int h)
         m->gpu_host[m->ngpu] = h;
         m->idle_w[m->ngpu] = a->idle_w[k];
         m->busy_w[m->ngpu] = a->busy_w[k];
+        for (int s = 0; m->cadence && s < SENSOR_N; s++)
+            m->cadence[m->ngpu * SENSOR_N + s] = a->cadence ? a->cadence[k * SENSOR_N + s]
+                                                            : (struct cadence){ NAN, 0, 0 };
         m->level_origin[m->ngpu++] = a->level_origin[k];
     }
     return EXIT_OK;
@@ -226,11 +229,15 @@ int analysis_run_hosts(const struct analysis_options *o, struct host_trace *host
             double *iw = realloc(out->idle_w, sizeof *iw * ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS);
             double *bw = realloc(out->busy_w, sizeof *bw * ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS);
             const char **lo = realloc(out->level_origin, sizeof *lo * ANALYSIS_MAX_HOSTS * ANALYSIS_MAX_GPUS);
+            /* the sensors' periods follow the GPUs of every host, as the levels do */
+            struct cadence *cad = out->cadence ? realloc(out->cadence, sizeof *cad * ANALYSIS_MAX_HOSTS
+                                                         * ANALYSIS_MAX_GPUS * SENSOR_N) : NULL;
             if (ids) out->gpu_ids = ids;
+            if (cad) out->cadence = cad;
             if (iw) out->idle_w = iw;
             if (bw) out->busy_w = bw;
             if (lo) out->level_origin = lo;
-            if (!out->gpu_host || !ids || !iw || !bw || !lo)
+            if (!out->gpu_host || !ids || !iw || !bw || !lo || (out->cadence && !cad))
                 rc = EXIT_RUNTIME;
         } else {
             rc = merge_host(out, &a, h);

@@ -15,6 +15,14 @@ expect_match "two hosts: nodeb's offset is 5 s less" '^host nodeb: t_wall_ns - t
 expect_match "two hosts: compute window doubled" '^     1      0\.500     0\.500000     660\.000 .* compute +medium +none +power 660 W = idle 60 W \+ 100% of the busy range \(gpu 0\)$' "$out"
 expect_match "two hosts: waiting window doubled" '^     2 .*      60\.000 .* waiting +medium +none +power 60 W' "$out"
 expect_match "two hosts: levels per host" '^levels nodeb gpu 0: idle 60\.0 W, busy 660\.0 W' "$out"
+# each host's GPUs keep the sensor periods measured from their own trace
+expect_match "two hosts: sensors of nodea" '^sensors nodea gpu 0: energy counter <= 100\.2 ms, instant power ' "$out"
+expect_match "two hosts: sensors of nodeb, not zeros" '^sensors nodeb gpu 0: energy counter <= 100\.2 ms, instant power ' "$out"
+js=$("$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb.csv --start nodea:infer_start \
+        --end nodea:first_token --format json)
+expect_eq "two hosts: json sensor periods per host" \
+  "$(echo "$js" | grep -o '"counter":{"changes":[0-9]*,"period_s":[0-9.]*' | tr '\n' ' ')" \
+  '"counter":{"changes":30,"period_s":0.100250 "counter":{"changes":30,"period_s":0.100250 '
 out=$("$FLINCH" analyze "nodea=$FX/flinch_windows.csv" nodeb=nodeb.csv --start nodea:infer_start \
         --end nodea:first_token)
 expect_match "two hosts: per-GPU lines" '^  nodeb gpu 0: energy 330\.000 J' "$out"
