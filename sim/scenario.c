@@ -33,7 +33,7 @@ static const char *const func_names[SIM_FN_N] = {
     "nvmlDeviceGetPersistenceMode", "nvmlDeviceGetComputeMode", "nvmlDeviceGetMigMode",
     "nvmlDeviceGetComputeRunningProcesses",
     "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleGet", "nvmlGpmMetricsGet",
-    "nvmlDeviceGetProcessUtilization",
+    "nvmlDeviceGetProcessUtilization", "nvmlDeviceGetMaxClockInfo",
 };
 
 int sim_func_lookup(const char *name)
@@ -166,6 +166,18 @@ static int parse_directive(struct parser *p, char *line, char **tok, int ntok)
             sc->mig_on = strcmp(tok[1], "on") == 0;
         else
             sc->persistence_off = strcmp(tok[1], "off") == 0;
+        return 0;
+    }
+    if (strcmp(d, "max_clock_MHz") == 0) {
+        unsigned g = 0;
+        if (ntok != 2 && !(ntok == 4 && strcmp(tok[2], "gpu") == 0))
+            return scenario_fail(p, "max_clock_MHz: expected N [gpu G]");
+        if (scenario_int_arg(p, d, tok[1], 1, 100000, &n))
+            return -1;
+        if (ntok == 4 && scenario_note_gpu(p, "max_clock_MHz: gpu", tok[3], &g))
+            return -1;
+        for (unsigned i = ntok == 4 ? g : 0; i < (ntok == 4 ? g + 1 : SIM_MAX_GPUS); i++)
+            sc->max_clock_mhz[i] = (unsigned)n;
         return 0;
     }
     if (strcmp(d, "pid_namespace") == 0) {
@@ -378,6 +390,7 @@ static int init_defaults(struct sim_scenario *sc)
     sc->proc_util_period_ns = 166667000LL;  /* NVML: between 1/6 s and 1 s */
     for (unsigned g = 0; g < SIM_MAX_GPUS; g++) {
         sc->lost_after[g] = -1;
+        sc->max_clock_mhz[g] = SIM_MAX_CLOCK_MHZ;
         struct sim_timeline *tl = &sc->gpu[g];
         tl->cap = 8;
         tl->steps = malloc(tl->cap * sizeof *tl->steps);

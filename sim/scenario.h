@@ -22,6 +22,10 @@
 #define SIM_MAX_FAULTS 64
 #define SIM_NAME_MAX 64 /* NVML_DEVICE_NAME_BUFFER_SIZE */
 #define SIM_MEM_TOTAL_MIB 143771ULL /* an H200's 141 GB */
+/* nvmlDeviceGetMaxClockInfo's SM (and graphics) clock unless `max_clock_MHz`
+ * says otherwise: an H100 SXM's and an H200's, the GPUs both presets play
+ * (NVIDIA's data sheets: 1980 MHz max boost) */
+#define SIM_MAX_CLOCK_MHZ 1980
 
 /* NVML entry points a fault can name, without their _v2 suffix. */
 enum sim_func {
@@ -30,7 +34,7 @@ enum sim_func {
     SIM_FN_LIMIT, SIM_FN_EVENT_REASONS, SIM_FN_THROTTLE_REASONS, SIM_FN_TEMP_V,
     SIM_FN_PSTATE, SIM_FN_UUID, SIM_FN_PCI, SIM_FN_PERSISTENCE, SIM_FN_COMPUTE_MODE,
     SIM_FN_MIG_MODE, SIM_FN_PROCS, SIM_FN_GPM_SUPPORT, SIM_FN_GPM_SAMPLE, SIM_FN_GPM_METRICS,
-    SIM_FN_PROC_UTIL, SIM_FN_N
+    SIM_FN_PROC_UTIL, SIM_FN_MAX_CLOCK, SIM_FN_N
 };
 
 struct sim_reading {
@@ -120,6 +124,7 @@ struct sim_scenario {
     size_t n_sensor_faults;
     char name[SIM_NAME_MAX];
     char gpu_name[SIM_MAX_GPUS][SIM_NAME_MAX]; /* `gpu_name G TEXT`; "" = name */
+    unsigned max_clock_mhz[SIM_MAX_GPUS]; /* `max_clock_MHz N [gpu G]`: nvmlDeviceGetMaxClockInfo */
     int power_instant;          /* power_readout instant */
     long long average_window_ms;
     long long energy_update_ms;

@@ -8,8 +8,10 @@
  * PCI bus id of the G-th GPU of an 8-GPU HGX board (00000000:18:00.0,
  * 2A, 3A, 5D, 9A, AB, BA, DB, then 0xE0 + G), so tests can tell an NVML
  * index from a bus id. Persistence mode is on unless the scenario says
- * `persistence off`; compute mode is default, MIG off. The legacy build
- * has no nvmlDeviceGetMigMode (R450 and later).
+ * `persistence off`; compute mode is default, MIG off; the maximum SM and
+ * graphics clock is `max_clock_MHz` (1980 unless set), the memory clock's
+ * 2619 MHz. The legacy build has no nvmlDeviceGetMigMode (R450 and later);
+ * it keeps nvmlDeviceGetMaxClockInfo, which every driver has.
  */
 #include "sim_internal.h"
 
@@ -103,6 +105,19 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMod
     if (rc != NVML_SUCCESS)
         return rc;
     *mode = 0;
+    pthread_mutex_unlock(&sim_lock);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
+{
+    unsigned gpu;
+    long long t;
+    const void *out = type >= NVML_CLOCK_GRAPHICS && type <= NVML_CLOCK_MEM ? clock : NULL;
+    nvmlReturn_t rc = sim_device_query(device, out, SIM_FN_MAX_CLOCK, &gpu, &t);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *clock = type == NVML_CLOCK_MEM ? 2619 : sim_scn.max_clock_mhz[gpu];
     pthread_mutex_unlock(&sim_lock);
     return NVML_SUCCESS;
 }

@@ -40,15 +40,15 @@ whole_gpu_rows() {
 
 # queries_kept CSV INTERVAL_MS: the device queries the GPU answered for the
 # ticks in CSV, the handle being query 1 and the identity read once at start
-# (name, UUID, PCI info, power limit, persistence, compute and MIG mode:
-# gpu_identity.c) the next 7. A tick makes a field-values and a utilization
+# (name, UUID, PCI info, power limit, persistence, compute and MIG mode,
+# maximum SM clock: gpu_identity.c) the next 8. A tick makes a field-values and a utilization
 # query; the first tick and every round(50 / interval)th add 2 (SM clock,
 # clock-event reasons), the first and every round(1000 /
 # interval)th add 4 (temperature, memory, power limit, P-state):
 # gpu_sampler.h's schedule, counted in scheduled ticks (a skipped tick
 # counts, so the file's tick numbers are replayed).
 queries_kept() {
-  awk -F, -v iv="$2" 'BEGIN { q = 8; me = int((50 + iv / 2) / iv); se = int((1000 + iv / 2) / iv); lm = ls = -1 }
+  awk -F, -v iv="$2" 'BEGIN { q = 9; me = int((50 + iv / 2) / iv); se = int((1000 + iv / 2) / iv); lm = ls = -1 }
     $3 == "SAMPLE" { k = $18; q += 2
       if (lm < 0 || k - lm >= me) { q += 2; lm = k }
       if (ls < 0 || k - ls >= se) { q += 4; ls = k } }
@@ -66,7 +66,7 @@ for n in 1 10 14 23 46; do
   # (the handle and identity queries are made whatever they answer)
   kept=$(queries_kept lost$n.csv 5)
   check "lost_after $n: the ticks kept are those whose queries came before the Nth ($kept)" \
-    test "$kept" -le "$(( n > 8 ? n : 8 ))" -a "$((kept + 8))" -gt "$n"
+    test "$kept" -le "$(( n > 9 ? n : 9 ))" -a "$((kept + 8))" -gt "$n"
   expect_eq "lost_after $n: file parses, no truncated line" "$(field lost$n.csv truncated)" 0
   expect_eq "lost_after $n: EVENT then end mark" \
     "$(tail -n 2 lost$n.csv | cut -d, -f3,4 | tr '\n' ' ')" 'EVENT,"gpu_lost gpu=0" MARK,"end" '
@@ -81,9 +81,9 @@ expect_eq "lost_after 0: message" "$(cat err.txt)" "flinch record: GPU 0: GPU is
 check "lost_after 0: no trace file" test ! -e lost0.csv
 
 # Two GPUs, GPU 1 lost in its third tick: GPU 0's row of that tick is kept
-# (the handle, the GPM support query and 7 identity queries, 9 in tick 0
-# with the first GPM sample, 2 in tick 1: query 21 is tick 2's).
-printf 'gpus 2\nlost_after 20 gpu 1\nat 0 power=75\n' > lost2.scn
+# (the handle, the GPM support query and 8 identity queries, 9 in tick 0
+# with the first GPM sample, 2 in tick 1: query 22 is tick 2's).
+printf 'gpus 2\nlost_after 21 gpu 1\nat 0 power=75\n' > lost2.scn
 rec lost2.scn lost2.csv --seconds 2 --interval-ms 5 --gpu all
 expect_eq "GPU 1 lost: exit 3" "$?" 3
 expect_eq "GPU 1 lost: message names GPU 1" "$(cat err.txt)" \
@@ -110,7 +110,7 @@ expect_eq "unsupported mid-run: recording went on (samples + skipped = 30)" "$((
 expect_eq "unsupported mid-run: end mark" "$(tail -n 1 unsup.csv | cut -d, -f3,4)" 'MARK,"end"'
 
 # --- a stalled NVML call ---------------------------------------------------
-# stall.scn: the 40th query (tick 10's utilization) takes 50 ms more. The
+# stall.scn: the 40th query (tick 10's field values) takes 50 ms more. The
 # recorder records the overrun (a tick gap) and keeps its schedule after it.
 rec "$SCENARIOS/stall.scn" stall.csv --seconds 0.5 --interval-ms 10 --no-dither
 expect_eq "stall: exit 0" "$?" 0
@@ -137,8 +137,8 @@ check "stall: on schedule after it (median offset $median ns)" test "$median" -l
 
 # Marks arriving while the sampler is stuck in NVML are stamped on arrival:
 # the marks thread does not wait for the sampler. A 700 ms stall at tick 2
-# (query 21: its field-values call, after the tick's stamp; see lost2.scn).
-printf 'stall_ms 700 at_query 21\nat 0 power=75\n' > longstall.scn
+# (query 22: its field-values call, after the tick's stamp; see lost2.scn).
+printf 'stall_ms 700 at_query 22\nat 0 power=75\n' > longstall.scn
 # (Writes to a FIFO go through `timeout`: if the recorder were gone, the
 # open would block forever.)
 rec_bg longstall.scn mstall.csv --seconds 0 --interval-ms 10 --marks-fifo "$T/stall.fifo"

@@ -99,10 +99,10 @@ expect_eq "60 ms ticks: every 3rd tick, 180 ms spans" "$(gpm slow.csv | cut -d' 
 12 180000000"
 expect_eq "60 ms ticks: the EVENT row says 180 ms" "$(events slow.csv)" "flinch_gpm gpu=0 status=on every_ms=180"
 
-# A 60 ms stall in tick 2's first query (150 ms ticks; queries: 9 at open, 9
-# in tick 0, 6 in tick 1): its sample comes 60 ms late, tick 3's would be
+# A 60 ms stall in tick 2's first query (150 ms ticks; queries: 10 at open,
+# the maximum SM clock among them; 9 in tick 0, 6 in tick 1): its sample comes 60 ms late, tick 3's would be
 # 90 ms after it and waits for tick 4 (a 240 ms span). On virtual time.
-printf 'stall_ms 60 at_query 25\nat 0 util=98 mem_util=71\n' > stall.scn
+printf 'stall_ms 60 at_query 26\nat 0 util=98 mem_util=71\n' > stall.scn
 rec stall.scn stall.csv --seconds 1.2 --interval-ms 150
 expect_eq "150 ms ticks, tick 2's sample 60 ms late: tick 3 takes none, no span under 100 ms" \
   "$(gpm stall.csv | cut -d' ' -f1,6 | tr '\n' ' ')" \

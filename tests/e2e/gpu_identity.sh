@@ -22,8 +22,8 @@ expect_eq "rows 2-4: begin, flinch_host, flinch_gpu x2 (labels, gpu_index)" \
 for r in csv.reader(sys.stdin): print(r[2], r[3], r[10])')" \
   "MARK begin 
 EVENT flinch_host name=$host flinch=0.1.0 driver=580.65.06 nvml=13.580.65.06 interval_ms=10 gpu=all missing=none 
-EVENT flinch_gpu index=0 name=\"Simulated H200\" uuid=GPU-5151a000-0000-4000-8000-000000000000 pci=00000000:18:00.0 power_limit_W=700.000 persistence=on compute_mode=default mig=off 0
-EVENT flinch_gpu index=1 name=\"Simulated H200\" uuid=GPU-5151a000-0000-4000-8000-000000000001 pci=00000000:2A:00.0 power_limit_W=700.000 persistence=on compute_mode=default mig=off 1"
+EVENT flinch_gpu index=0 name=\"Simulated H200\" uuid=GPU-5151a000-0000-4000-8000-000000000000 pci=00000000:18:00.0 power_limit_W=700.000 persistence=on compute_mode=default mig=off max_sm_clock_MHz=1980 0
+EVENT flinch_gpu index=1 name=\"Simulated H200\" uuid=GPU-5151a000-0000-4000-8000-000000000001 pci=00000000:2A:00.0 power_limit_W=700.000 persistence=on compute_mode=default mig=off max_sm_clock_MHz=1980 1"
 expect_eq "flinch_fields after the first tick, per GPU" \
   "$("$TC" --events two.csv | cut -d' ' -f2- | grep '^flinch_fields')" \
   "flinch_fields gpu=0 supported=83;186;185;74;251;252;253;197;198 unsupported=none energy=field power_W=field pcie_bits=64
@@ -46,6 +46,23 @@ expect_eq "legacy library: MIG mode unknown, fields by function" \
   "$("$TC" --events legacy.csv | cut -d' ' -f2- | grep -o 'mig=[a-z]*\|unsupported=[0-9;]* energy=[a-z]* power_W=[a-z]*')" \
   "mig=unknown
 unsupported=83;186;185;74;251;252;253;197;198 energy=function power_W=function"
+
+# The maximum SM clock: once per GPU at start (never per tick), per GPU as the
+# driver says; NOT_SUPPORTED leaves the key out.
+printf 'gpus 2\nmax_clock_MHz 1410 gpu 1\nat 0 power=75\n' > mc.scn
+rm -f mc.csv stats.txt
+FLINCH_SIM_STATS=stats.txt FLINCH_SIM_SCENARIO=mc.scn "$FLINCH" record --out mc.csv --nvml-lib "$SIM" --no-rapl -q \
+  --seconds 0.3 --interval-ms 10 --gpu all 2>err.txt
+expect_eq "max SM clock per GPU in its flinch_gpu row" \
+  "$("$TC" --events mc.csv | cut -d' ' -f2- | grep '^flinch_gpu' | grep -o 'index=[0-9]\|max_sm_clock_MHz=[0-9]*' | tr '\n' ' ')" \
+  "index=0 max_sm_clock_MHz=1980 index=1 max_sm_clock_MHz=1410 "
+expect_eq "nvmlDeviceGetMaxClockInfo once per GPU in 30 ticks" \
+  "$(grep MaxClockInfo stats.txt)" "gpu 0 nvmlDeviceGetMaxClockInfo 1
+gpu 1 nvmlDeviceGetMaxClockInfo 1"
+printf 'unsupported nvmlDeviceGetMaxClockInfo\nat 0 power=75\n' > mcu.scn
+rec mcu.scn mcu.csv --seconds 0.1
+expect_eq "max SM clock NOT_SUPPORTED: exit 0, silent, no key" \
+  "$?:$(cat err.txt):$("$TC" --events mcu.csv | grep -c max_sm_clock)" "0::0"
 
 # --- analyze uses them -------------------------------------------------------
 out=$("$FLINCH" analyze --csv two.csv --start begin --end end 2>err.txt)

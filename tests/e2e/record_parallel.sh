@@ -34,10 +34,10 @@ check "8 slow GPUs: stamps of a tick within 3 ms in 90% of ticks (ticks, wider: 
 check "8 slow GPUs: the trace parses" sh -c '"$1" "$2" >/dev/null' - "$TC" slow8.csv
 
 # Two GPUs lost in the same tick (the handle is query 1, the GPM support
-# query 2, the identity 7 more, the first tick 9 with the first GPM sample,
-# the next ones 2 each: query 21 is tick 2's):
+# query 2, the identity 8 more (the maximum SM clock the 8th), the first tick 9 with the first GPM sample,
+# the next ones 2 each: query 22 is tick 2's):
 # the six others keep their row of that tick; GPU 2, the first, is reported.
-printf 'gpus 8\nlost_after 20 gpu 5\nlost_after 20 gpu 2\nat 0 power=75\n' > lost8.scn
+printf 'gpus 8\nlost_after 21 gpu 5\nlost_after 21 gpu 2\nat 0 power=75\n' > lost8.scn
 rec lost8.scn lost8.csv --interval-ms 5 --seconds 2
 expect_eq "GPUs 2 and 5 lost: exit 3" "$?" 3
 expect_eq "GPUs 2 and 5 lost: message names GPU 2" "$(cat err.txt)" \

@@ -26,8 +26,8 @@ line() { printf '%s\n' "$2" | sed -n "${1}p"; }
 "$S" builtin >builtin.scn
 check "built-in scenario is demo.scn byte for byte" cmp -s builtin.scn "$SCENARIOS/demo.scn"
 
-all_syms="nvmlInit_v2 nvmlInit nvmlShutdown nvmlErrorString nvmlDeviceGetCount_v2 nvmlDeviceGetCount nvmlDeviceGetHandleByIndex_v2 nvmlDeviceGetHandleByIndex nvmlDeviceGetName nvmlDeviceGetPowerUsage nvmlDeviceGetUtilizationRates nvmlDeviceGetMemoryInfo nvmlDeviceGetClockInfo nvmlDeviceGetTemperature nvmlDeviceGetTotalEnergyConsumption nvmlDeviceGetFieldValues nvmlDeviceGetEnforcedPowerLimit nvmlDeviceGetCurrentClocksEventReasons nvmlDeviceGetCurrentClocksThrottleReasons nvmlDeviceGetTemperatureV nvmlDeviceGetPerformanceState nvmlSystemGetDriverVersion nvmlSystemGetNVMLVersion nvmlDeviceGetUUID nvmlDeviceGetPciInfo_v3 nvmlDeviceGetPersistenceMode nvmlDeviceGetComputeMode nvmlDeviceGetMigMode nvmlDeviceGetComputeRunningProcesses_v3 nvmlDeviceGetComputeRunningProcesses_v2 nvmlDeviceGetComputeRunningProcesses nvmlGpmQueryDeviceSupport nvmlGpmSampleAlloc nvmlGpmSampleFree nvmlGpmSampleGet nvmlGpmMetricsGet nvmlDeviceGetProcessUtilization flinchsim_energy_J flinchsim_epoch_ns flinchsim_builtin_scenario flinchsim_vclock_now flinchsim_vclock_sleep_until"
-legacy_syms="nvmlInit nvmlShutdown nvmlErrorString nvmlDeviceGetCount nvmlDeviceGetHandleByIndex nvmlDeviceGetName nvmlDeviceGetPowerUsage nvmlDeviceGetUtilizationRates nvmlDeviceGetMemoryInfo nvmlDeviceGetClockInfo nvmlDeviceGetTemperature nvmlDeviceGetEnforcedPowerLimit nvmlDeviceGetCurrentClocksThrottleReasons nvmlDeviceGetPerformanceState nvmlSystemGetDriverVersion nvmlSystemGetNVMLVersion nvmlDeviceGetUUID nvmlDeviceGetPciInfo_v3 nvmlDeviceGetPersistenceMode nvmlDeviceGetComputeMode nvmlDeviceGetComputeRunningProcesses flinchsim_energy_J flinchsim_epoch_ns flinchsim_builtin_scenario flinchsim_vclock_now flinchsim_vclock_sleep_until"
+all_syms="nvmlInit_v2 nvmlInit nvmlShutdown nvmlErrorString nvmlDeviceGetCount_v2 nvmlDeviceGetCount nvmlDeviceGetHandleByIndex_v2 nvmlDeviceGetHandleByIndex nvmlDeviceGetName nvmlDeviceGetPowerUsage nvmlDeviceGetUtilizationRates nvmlDeviceGetMemoryInfo nvmlDeviceGetClockInfo nvmlDeviceGetTemperature nvmlDeviceGetTotalEnergyConsumption nvmlDeviceGetFieldValues nvmlDeviceGetEnforcedPowerLimit nvmlDeviceGetCurrentClocksEventReasons nvmlDeviceGetCurrentClocksThrottleReasons nvmlDeviceGetTemperatureV nvmlDeviceGetPerformanceState nvmlSystemGetDriverVersion nvmlSystemGetNVMLVersion nvmlDeviceGetUUID nvmlDeviceGetPciInfo_v3 nvmlDeviceGetPersistenceMode nvmlDeviceGetComputeMode nvmlDeviceGetMigMode nvmlDeviceGetComputeRunningProcesses_v3 nvmlDeviceGetComputeRunningProcesses_v2 nvmlDeviceGetComputeRunningProcesses nvmlGpmQueryDeviceSupport nvmlGpmSampleAlloc nvmlGpmSampleFree nvmlGpmSampleGet nvmlGpmMetricsGet nvmlDeviceGetProcessUtilization nvmlDeviceGetMaxClockInfo flinchsim_energy_J flinchsim_epoch_ns flinchsim_builtin_scenario flinchsim_vclock_now flinchsim_vclock_sleep_until"
+legacy_syms="nvmlInit nvmlShutdown nvmlErrorString nvmlDeviceGetCount nvmlDeviceGetHandleByIndex nvmlDeviceGetName nvmlDeviceGetPowerUsage nvmlDeviceGetUtilizationRates nvmlDeviceGetMemoryInfo nvmlDeviceGetClockInfo nvmlDeviceGetTemperature nvmlDeviceGetEnforcedPowerLimit nvmlDeviceGetCurrentClocksThrottleReasons nvmlDeviceGetPerformanceState nvmlSystemGetDriverVersion nvmlSystemGetNVMLVersion nvmlDeviceGetUUID nvmlDeviceGetPciInfo_v3 nvmlDeviceGetPersistenceMode nvmlDeviceGetComputeMode nvmlDeviceGetComputeRunningProcesses nvmlDeviceGetMaxClockInfo flinchsim_energy_J flinchsim_epoch_ns flinchsim_builtin_scenario flinchsim_vclock_now flinchsim_vclock_sleep_until"
 expect_eq "exports every NVML entry point (dlsym)" "$("$S" syms | tr '\n' ' ')" "$all_syms "
 expect_eq "legacy ABI: no _v2, energy, fields, EventReasons (dlsym)" \
   "$("$S" --lib "$LEGACY" syms | tr '\n' ' ')" "$legacy_syms "
@@ -179,6 +179,23 @@ field:186 error 3 Not Supported
 field:185 75000
 field:999 error 3 Not Supported
 power 75000"
+# max_clock_MHz (nvmlDeviceGetMaxClockInfo, read once by the recorder): 1980
+# by default on both presets, per GPU when set, the memory clock's 2619; the
+# usual faults.
+printf 'gpus 3\nmax_clock_MHz 1410 gpu 1\n' >maxclk.scn
+expect_eq "max_clock_MHz: default 1980 (both presets), per GPU when set" \
+  "$(q maxclk.scn 0 maxclock gpu:1 maxclock gpu:2 maxclock)" "handle:0 ok
+maxclock 1980 2619
+gpu:1 ok
+maxclock 1410 2619
+gpu:2 ok
+maxclock 1980 2619"
+expect_eq "max_clock_MHz: the h100 preset keeps 1980" \
+  "$(FLINCH_SIM_PRESET=h100 q maxclk.scn 0 maxclock)" "handle:0 ok
+maxclock 1980 2619"
+printf 'max_clock_MHz 1755\nunsupported nvmlDeviceGetMaxClockInfo\n' >maxclk2.scn
+expect_eq "max_clock_MHz: unsupported like any entry point" "$(q maxclk2.scn 0 maxclock)" "handle:0 ok
+maxclock error 3 Not Supported"
 printf 'unsupported_after 3 nvmlDeviceGetPowerUsage\nunsupported_after 1 field:185\nunsupported nvmlDeviceGetCount_v2\n' >after.scn
 expect_eq "unsupported_after: a feature disappears after N calls" \
   "$(q after.scn 3200 count power power power power fields:185 fields:185 power)" "count error 3 Not Supported
@@ -257,6 +274,8 @@ perr() {
   expect_eq "parse error: $1" "$got|$(cat err.txt)" "init error 999 Unknown Error|$3"
 }
 perr "unknown directive" '# a comment\nbogus 1\n' "flinch-sim: bad.scn:2: unknown directive 'bogus'"
+perr "max_clock_MHz syntax" 'max_clock_MHz 0\n' "flinch-sim: bad.scn:1: max_clock_MHz: expected an integer 1..100000, got '0'"
+perr "max_clock_MHz gpu" 'max_clock_MHz 1000 gpu\n' "flinch-sim: bad.scn:1: max_clock_MHz: expected N [gpu G]"
 perr "bad gpus" 'gpus 0\n' "flinch-sim: bad.scn:1: gpus: expected an integer 1..72, got '0'"
 perr "at out of order" 'at 1000 power=1\nat 500 power=2\n' \
   "flinch-sim: bad.scn:2: at: time 500 is before the previous at (1000); at lines must be in time order"

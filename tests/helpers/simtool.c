@@ -15,8 +15,8 @@
  * " us=N", the call's duration, under -T). --at MS sets FLINCH_SIM_EPOCH_NS
  * so that scenario time is MS now (what a test would do with `simtool now`,
  * one process fewer). Items:
- *   count name power util mem clock temp tempv[:VERSION] pstate energy limit
- *   reasons throttle
+ *   count name power util mem clock maxclock temp tempv[:VERSION] pstate energy
+ *   limit reasons throttle
  *   fields:ID[,ID...] (one line per field)   fieldts (timestamp - now, us)
  *   gpu:N (switch GPU; gets its handle)      handle:N (GetHandleByIndex only)
  *   null (GetPowerUsage with a NULL pointer) badhandle (with a bogus handle)
@@ -310,6 +310,12 @@ static void one_item(const char *item)
         unsigned c;
         if (!missing(item, f != NULL, "nvmlDeviceGetClockInfo") && !failed(item, f(handle, NVML_CLOCK_SM, &c)))
             printf("clock %u", c);
+    } else if (strcmp(item, "maxclock") == 0) {
+        nvml_device_clock_fn f = (nvml_device_clock_fn)sym("nvmlDeviceGetMaxClockInfo");
+        unsigned c, m;
+        if (!missing(item, f != NULL, "nvmlDeviceGetMaxClockInfo") &&
+            !failed(item, f(handle, NVML_CLOCK_SM, &c)) && !failed(item, f(handle, NVML_CLOCK_MEM, &m)))
+            printf("maxclock %u %u", c, m);
     } else if (strcmp(item, "temp") == 0) {
         nvml_device_temperature_fn f = (nvml_device_temperature_fn)sym("nvmlDeviceGetTemperature");
         unsigned c;
@@ -502,7 +508,7 @@ int main(int argc, char **argv)
             "nvmlDeviceGetComputeRunningProcesses",
             "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree",
             "nvmlGpmSampleGet", "nvmlGpmMetricsGet",
-            "nvmlDeviceGetProcessUtilization",
+            "nvmlDeviceGetProcessUtilization", "nvmlDeviceGetMaxClockInfo",
             "flinchsim_energy_J", "flinchsim_epoch_ns", "flinchsim_builtin_scenario",
             "flinchsim_vclock_now", "flinchsim_vclock_sleep_until",
         };

@@ -19,6 +19,7 @@ void gpu_identity_read(const struct nvml_lib *lib, nvmlDevice_t h, struct gpu_id
 {
     memset(id, 0, sizeof *id);
     id->power_limit_mw = id->persistence = id->compute_mode = id->mig = -1;
+    id->max_sm_clock_mhz = -1;
     if (lib->device_name && lib->device_name(h, id->name, sizeof id->name) != NVML_SUCCESS)
         id->name[0] = 0;
     if (lib->uuid && lib->uuid(h, id->uuid, sizeof id->uuid) != NVML_SUCCESS)
@@ -41,6 +42,11 @@ void gpu_identity_read(const struct nvml_lib *lib, nvmlDevice_t h, struct gpu_id
     unsigned cur, pending;
     if (lib->mig_mode && lib->mig_mode(h, &cur, &pending) == NVML_SUCCESS)
         id->mig = cur != 0;
+    /* once per GPU: the ceiling the SM clock is judged against (a GPU
+     * that cannot tell, or an old driver without the symbol: left out) */
+    unsigned mhz;
+    if (lib->max_clock_info && lib->max_clock_info(h, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS && mhz > 0)
+        id->max_sm_clock_mhz = mhz;
     id->name[sizeof id->name - 1] = id->uuid[sizeof id->uuid - 1] = 0;
     clean(id->name);
     clean(id->uuid);
@@ -56,15 +62,17 @@ void gpu_identity_label(const struct gpu_identity *id, unsigned index, char *buf
 {
     static const char *const modes[] = { "default", "exclusive_thread", "prohibited",
                                          "exclusive_process" };
-    char limit[32] = "unknown";
+    char limit[32] = "unknown", clock[40] = "";
     if (id->power_limit_mw >= 0)
         snprintf(limit, sizeof limit, "%lld.%03lld", id->power_limit_mw / 1000,
                  id->power_limit_mw % 1000);
+    if (id->max_sm_clock_mhz > 0)
+        snprintf(clock, sizeof clock, " max_sm_clock_MHz=%lld", id->max_sm_clock_mhz);
     snprintf(buf, len, "flinch_gpu index=%u name=\"%.63s\" uuid=%s pci=%s power_limit_W=%s "
-             "persistence=%s compute_mode=%s mig=%s",
+             "persistence=%s compute_mode=%s mig=%s%s",
              index, id->name, id->uuid[0] ? id->uuid : "unknown", id->pci[0] ? id->pci : "unknown",
              limit, on_off(id->persistence),
-             id->compute_mode < 0 ? "unknown" : modes[id->compute_mode], on_off(id->mig));
+             id->compute_mode < 0 ? "unknown" : modes[id->compute_mode], on_off(id->mig), clock);
 }
 
 void host_identity_label(const struct nvml_lib *lib, int interval_ms, const char *gpu_spec,

@@ -3,7 +3,7 @@
  * at the start of a recording.
  *
  * Owns: reading each GPU's identity once (name, UUID, PCI bus id, power
- * limit, persistence mode, compute mode, MIG mode) and the host's (host
+ * limit, persistence mode, compute mode, MIG mode, maximum SM clock) and the host's (host
  * name, driver and NVML versions), and the labels of the EVENT rows that
  * carry them. The labels are `KIND key=value ...` with KIND one of
  * flinch_host, flinch_gpu, flinch_fields; a value holding a space is
@@ -26,6 +26,7 @@ struct gpu_identity {
     int persistence;           /* 1 on, 0 off, -1 unknown */
     int compute_mode;          /* nvmlComputeMode_t, -1 unknown */
     int mig;                   /* current MIG mode: 1 on, 0 off, -1 unknown */
+    long long max_sm_clock_mhz; /* nvmlDeviceGetMaxClockInfo(NVML_CLOCK_SM); -1 unknown */
 };
 
 /* Reads what the driver tells (each piece optional: empty or -1 when the
@@ -33,7 +34,9 @@ struct gpu_identity {
 void gpu_identity_read(const struct nvml_lib *lib, nvmlDevice_t h, struct gpu_identity *id);
 
 /* "flinch_gpu index=N name=\"...\" uuid=... pci=... power_limit_W=...
- * persistence=on|off compute_mode=... mig=on|off" */
+ * persistence=on|off compute_mode=... mig=on|off [max_sm_clock_MHz=N]": the
+ * last only when the driver told it (analyze names compute below half of
+ * it, slow_clock.h). */
 void gpu_identity_label(const struct gpu_identity *id, unsigned index, char *buf, size_t len);
 
 /* "flinch_host name=HOST flinch=VERSION driver=... nvml=... interval_ms=N

@@ -237,6 +237,8 @@ typedef nvmlReturn_t (*nvml_device_ull_fn)(nvmlDevice_t, unsigned long long *);
 typedef nvmlReturn_t (*nvml_device_utilization_fn)(nvmlDevice_t, nvmlUtilization_t *);
 typedef nvmlReturn_t (*nvml_device_memory_fn)(nvmlDevice_t, nvmlMemory_t *);
 typedef nvmlReturn_t (*nvml_device_clock_fn)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+    /* nvmlDeviceGetClockInfo (the current clock, MHz), nvmlDeviceGetMaxClockInfo (the most it
+       may run at, MHz; read once per GPU at start, gpu_identity.c) */
 typedef nvmlReturn_t (*nvml_device_temperature_fn)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int *);
 typedef nvmlReturn_t (*nvml_device_field_values_fn)(nvmlDevice_t, int, nvmlFieldValue_t *);
 typedef nvmlReturn_t (*nvml_device_temperature_v_fn)(nvmlDevice_t, nvmlTemperature_v1_t *);

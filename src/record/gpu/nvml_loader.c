@@ -78,6 +78,7 @@ int nvml_load(struct nvml_lib *lib, const char *path, char *err, size_t errlen)
     RESOLVE(persistence_mode, "nvmlDeviceGetPersistenceMode", NULL);
     RESOLVE(compute_mode, "nvmlDeviceGetComputeMode", NULL);
     RESOLVE(mig_mode, "nvmlDeviceGetMigMode", NULL);
+    RESOLVE(max_clock_info, "nvmlDeviceGetMaxClockInfo", NULL);
     resolve_compute_procs(lib);
     RESOLVE(gpm_query_support, "nvmlGpmQueryDeviceSupport", NULL);
     RESOLVE(gpm_sample_alloc, "nvmlGpmSampleAlloc", NULL);
@@ -139,6 +140,7 @@ void nvml_missing_symbols(const struct nvml_lib *lib, char *buf, size_t len)
         { lib->persistence_mode != NULL, "nvmlDeviceGetPersistenceMode" },
         { lib->compute_mode != NULL, "nvmlDeviceGetComputeMode" },
         { lib->mig_mode != NULL, "nvmlDeviceGetMigMode" },
+        { lib->max_clock_info != NULL, "nvmlDeviceGetMaxClockInfo" },
         { lib->compute_procs_symbol != NULL, "nvmlDeviceGetComputeRunningProcesses" },
         /* GPM: one token when the driver has none of it (before r520) */
         { gpm_none || lib->gpm_query_support != NULL, "nvmlGpmQueryDeviceSupport" },

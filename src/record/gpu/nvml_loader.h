@@ -47,6 +47,7 @@ struct nvml_lib {
     nvml_device_enable_fn persistence_mode;
     nvml_device_compute_mode_fn compute_mode;
     nvml_device_mig_fn mig_mode;
+    nvml_device_clock_fn max_clock_info;    /* nvmlDeviceGetMaxClockInfo */
     /* --gpu auto: the processes with a compute context (nvml_api.h says
      * which layout each symbol fills); at most one of the two is set */
     nvml_device_procs_v2_fn compute_procs;    /* _v3 where safe (R535+), else _v2 */
