@@ -45,6 +45,7 @@ static struct gpu_ident *ident_of(struct analysis *a, const char *label, const c
     struct gpu_ident *g = &a->idents[a->nidents++];
     memset(g, 0, sizeof *g);
     g->id = (int)id;
+    g->max_sm_clock_mhz = NAN;
     return g;
 }
 
@@ -90,6 +91,11 @@ static void on_event(struct analysis *a, const struct trace_row *r)
     trace_event_value(r->label, "compute_mode", g->compute_mode, sizeof g->compute_mode);
     trace_event_value(r->label, "mig", g->mig, sizeof g->mig);
     trace_event_value(r->label, "power_limit_W", g->power_limit_w, sizeof g->power_limit_w);
+    /* the SM clock's ceiling (slow_clock.h); absent in older traces */
+    char *end = v;
+    double mhz = trace_event_value(r->label, "max_sm_clock_MHz", v, sizeof v) == 0 ? strtod(v, &end) : NAN;
+    if (isfinite(mhz) && mhz > 0 && *end == '\0')
+        g->max_sm_clock_mhz = mhz;
     if (trace_event_value(r->label, "persistence", v, sizeof v) == 0 && strcmp(v, "off") == 0 &&
         !g->persistence_off) {
         g->persistence_off = 1;

@@ -81,6 +81,7 @@ struct segment {
     enum time_class cls;
     const char *reason;          /* why, beyond the class: "gpu-spin" (gpu_spin.h), NULL */
 };
+/* A window's (or GPU's) reason: see breakdown_reason (breakdown.h). */
 
 /* A window's time divided into classes (one GPU's, or the window's). */
 struct breakdown {
@@ -176,6 +177,14 @@ struct window_gpu {
     int proc_readings;
     int64_t proc_t0_ns, proc_t1_ns;  /* the span those readings cover */
     double proc_cover;               /* fraction of the window they cover */
+    /* Compute at an SM clock below half of the GPU's maximum (slow_clock.h):
+     * the maximum (flinch_gpu max_sm_clock_MHz, NAN: not recorded), the
+     * compute time that ran slow and its resolution (NAN: no maximum or no
+     * clock read), where the first of it starts (ms from the window start),
+     * and whether it was the first request after idle */
+    double max_sm_clock_mhz;
+    double slow_clock_ms, slow_clock_res_ms, slow_clock_from_ms;
+    int slow_clock_after_idle;
 };
 
 struct window {
@@ -268,6 +277,7 @@ struct gpu_ident {
     char gpm_detail[64];          /* ... and its detail */
     int pcie_bits;                /* flinch_fields pcie_bits: 32, 64; 0 unknown */
     char proc_util_off[64];       /* why per-process use was not recorded (flinch_proc_util), "" */
+    double max_sm_clock_mhz;      /* flinch_gpu max_sm_clock_MHz; NAN when not recorded */
 };
 #define ANALYSIS_MAX_IDENTS TRACE_MAX_GPUS  /* one limit: trace_limits.h */
 

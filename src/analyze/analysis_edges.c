@@ -335,6 +335,7 @@ static int finish_window(struct ctx *c, struct active *act)
         g->max_gap_s = fmax(gap_max_since(&gs->gaps, ps->n - 1),
                             integ_max_gap_s(&gs->ig, act->t[0], act->t[1]));
         g->power_limit_w = gs->power_limit_w;
+        g->max_sm_clock_mhz = g->slow_clock_ms = g->slow_clock_res_ms = g->slow_clock_from_ms = NAN;
         pcie_window_gpu(c->a, gs, g, ps, pe);
         g->counter_step_s = NAN;
         static const int order[3] = { QG_COUNTER, QG_INSTANT, QG_AVERAGE };

@@ -15,6 +15,7 @@
 #include "breakdown.h"
 #include "confidence.h"
 #include "sensor_figures.h"
+#include "slow_clock.h"
 
 /* The longest hold a partial reading may have: the slowest refresh assumed
  * (sensor_figures.h) plus a sample interval or two. */
@@ -172,6 +173,15 @@ static const char *gpu_name_of(const struct analysis *a, int gpu)
     return NULL;
 }
 
+/* The recorded maximum SM clock of GPU gpu (one trace only), NAN when unknown. */
+static double max_sm_clock_of(const struct analysis *a, int gpu)
+{
+    for (int k = 0; a->nhosts <= 1 && k < a->nidents; k++)
+        if (a->idents[k].id == gpu)
+            return a->idents[k].max_sm_clock_mhz;
+    return NAN;
+}
+
 static void finish_one(struct ctx *c, struct window *w, const double *step, const double *idle,
                        const double *busy, const double *util_period,
                        const struct sensor_faults *const *faults)
@@ -251,6 +261,8 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         }
         kernels_window(c->kernels, c->a, w);
     }
+    for (int s = 0; s < w->ngpu; s++)
+        w->gpu[s].max_sm_clock_mhz = max_sm_clock_of(c->a, w->gpu[s].gpu);
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
                      c->nthread_names);
     for (int i = 0; i < w->ngpu; i++) {
@@ -277,6 +289,7 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
                  c->proc_exit_ns <= w->t_start_ns ? "before the window" : "during the window");
     }
     pcie_window_evidence(c->opt, w);
+    slow_clock_evidence_append(w);  /* like the power cap, last: the others' clauses first */
     confidence_window(w);        /* last: grades what the stages above left */
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pcie_window.h"
+#include "slow_clock.h"
 #include "analysis.h"
 #include "analysis_internal.h"
 #include "breakdown.h"
@@ -145,6 +146,7 @@ static void retotal(const struct analysis_options *o, struct analysis *m)
         pcie_window_copies(o, w);   /* no tape here: sums only, copy time per GPU */
         verdict_window(o, w);
         pcie_window_evidence(o, w);
+        slow_clock_evidence_append(w);
         confidence_window(w);
     }
     double *v = malloc(sizeof *v * (size_t)(m->nwindows ? m->nwindows : 1));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "breakdown.h"
 #include "diag.h"
 #include "json_escape.h"
 #include "labels_seen.h"
@@ -13,6 +14,7 @@
 #include "pcie_rate.h"
 #include "proc_rate.h"
 #include "proc_share.h"
+#include "slow_clock.h"
 #include "trace_event.h"
 #include "trace_limits.h"
 #include "trace_reader.h"
@@ -358,9 +360,12 @@ int perfetto_write_host(FILE *f, const struct host_trace *hs, int h, int64_t ori
 }
 
 /* The window's breakdown as slices nested under it: same track, inside
- * its span, named by class ("compute", "host-cpu", "waiting"). */
+ * its span, named by class ("compute", "host-cpu", "waiting"); the compute
+ * slice where compute at a slow SM clock begins carries slow_clock_ms
+ * (slow_clock.h). */
 static void write_segments(FILE *f, const struct window *w, int pid, int64_t start_ns)
 {
+    int slow = slow_clock_top(w);
     for (int k = 0; w->bd.valid && k < w->bd.nseg; k++) {
         const struct segment *sg = &w->bd.seg[k];
         int64_t s0 = (int64_t)llround(sg->start_ms * 1e6), s1 = (int64_t)llround(sg->end_ms * 1e6);
@@ -373,6 +378,12 @@ static void write_segments(FILE *f, const struct window *w, int pid, int64_t sta
         write_num(f, w->bd.resolution_ms);
         if (sg->reason)
             fprintf(f, ",\"reason\":\"%s\"", sg->reason);
+        const struct window_gpu *g = slow >= 0 ? &w->gpu[slow] : NULL;
+        if (g && sg->cls == CLASS_COMPUTE && g->slow_clock_from_ms >= sg->start_ms
+            && g->slow_clock_from_ms < sg->end_ms) {
+            fputs(",\"slow_clock_ms\":", f);
+            write_num(f, g->slow_clock_ms);
+        }
         fputs("}}", f);
     }
 }
@@ -408,6 +419,18 @@ void perfetto_write_windows(FILE *f, const struct host_trace *hs, int h, int64_t
         }
         if (w->payload[0])
             fprintf(f, ",\"payload\":%s", w->payload);
+        /* why beyond the class (breakdown_reason), and slow compute named
+         * (slow_clock.h): only when there is one */
+        const char *reason = breakdown_reason(&w->bd);
+        if (reason)
+            fprintf(f, ",\"reason\":\"%s\"", reason);
+        int slow = slow_clock_top(w);
+        if (slow >= 0) {
+            fputs(",\"slow_clock_ms\":", f);
+            write_num(f, w->gpu[slow].slow_clock_ms);
+            fprintf(f, ",\"slow_clock_gpu\":%d,\"slow_clock_after_idle\":%s", w->gpu[slow].gpu,
+                    w->gpu[slow].slow_clock_after_idle ? "true" : "false");
+        }
         fputs("}}", f);
         write_segments(f, w, host_pid(h), host_shared_ns(&hs[h], w->t_start_ns) - origin_ns);
     }

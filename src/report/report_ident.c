@@ -4,6 +4,7 @@
  * JSON and CSV outputs, with the warnings that follow from it. Unknown:
  * null / empty.
  */
+#include <math.h>
 #include <string.h>
 
 #include "json_escape.h"
@@ -52,6 +53,11 @@ void report_ident_json_gpu(FILE *out, const struct analysis *a, int gpu_index)
     json_str_or_null(out, "power_limit_W", g && strcmp(g->power_limit_w, "unknown") ? g->power_limit_w : NULL);
     json_str_or_null(out, "compute_mode", g && strcmp(g->compute_mode, "unknown") ? g->compute_mode : NULL);
     json_str_or_null(out, "mig", g && strcmp(g->mig, "unknown") ? g->mig : NULL);
+    fputs(",\"max_sm_clock_MHz\":", out);
+    if (g && isfinite(g->max_sm_clock_mhz))
+        fprintf(out, "%.0f", g->max_sm_clock_mhz);
+    else
+        fputs("null", out);
     fputs(",\"warnings\":[", out);
     const char *w[REPORT_IDENT_WARNINGS];
     int n = report_ident_warnings(g, w, REPORT_IDENT_WARNINGS);

@@ -141,6 +141,9 @@ void report_csv(FILE *out, const struct analysis *a)
     static const char *const unrec_cols[] = { "not_recorded_ms" };
     fputs(",not_recorded_ms,not_recorded_gpu", out);
     gpu_columns(out, a, unrec_cols, 1);
+    static const char *const slow_cols[] = { "slow_clock_ms" };
+    fputs(",reason", out);
+    gpu_columns(out, a, slow_cols, 1);
     if (report_kernels_seen(a)) {
         fputs(",collective_ms", out);
         gpu_columns(out, a, report_kernels_csv_cols, REPORT_KERNELS_CSV_COLS);
@@ -227,6 +230,13 @@ void report_csv(FILE *out, const struct analysis *a)
             const struct window_gpu *g = window_gpu_at(a, w, k);
             csv_unrecorded(out, g ? &g->bd : &no_breakdown, 0);
         }
+        fputc(',', out);               /* the window's reason (breakdown_reason), empty when none */
+        const char *reason = breakdown_reason(&w->bd);
+        csv_str(out, reason ? reason : "");
+        for (int k = 0; k < a->ngpu; k++) {
+            const struct window_gpu *g = window_gpu_at(a, w, k);
+            csv_num(out, "%.3f", g ? g->slow_clock_ms : NAN);
+        }
         if (report_kernels_seen(a)) {
             report_kernels_csv_window(out, w);
             for (int k = 0; k < a->ngpu; k++)
@@ -257,11 +267,12 @@ static void json_num(FILE *out, const char *key, const char *fmt, double v)
     json_value(out, key, fmt, v);
 }
 
-/* ,"breakdown":{...},"segments":[...] (null and [] without one). */
+/* ,"breakdown":{...},"segments":[...],"reason":R (null, [] and null
+ * without one; R: breakdown_reason, null when no segment has one). */
 static void json_breakdown(FILE *out, const struct breakdown *bd)
 {
     if (!bd->valid) {
-        fputs(",\"breakdown\":null,\"segments\":[]", out);
+        fputs(",\"breakdown\":null,\"segments\":[],\"reason\":null", out);
         return;
     }
     fprintf(out, ",\"breakdown\":{\"compute_ms\":%.3f,\"host_cpu_ms\":%.3f,\"waiting_ms\":%.3f,"
@@ -283,6 +294,12 @@ static void json_breakdown(FILE *out, const struct breakdown *bd)
         fputc('}', out);
     }
     fputc(']', out);
+    const char *reason = breakdown_reason(bd);
+    fputs(",\"reason\":", out);
+    if (reason)
+        json_write_string(out, reason);
+    else
+        fputs("null", out);
 }
 
 static void json_stat(FILE *out, const char *key, const struct stat_summary *s)
@@ -409,6 +426,11 @@ void report_json(FILE *out, const struct analysis *a)
                     first = 0;
                 }
             fputc('}', out);
+            /* compute below half of the maximum SM clock (slow_clock.h); null: no maximum recorded */
+            json_num(out, "slow_clock_ms", "%.3f", g->slow_clock_ms);
+            json_num(out, "slow_clock_res_ms", "%.3f", g->slow_clock_res_ms);
+            fprintf(out, ",\"slow_clock_after_idle\":%s", g->slow_clock_ms > 0 && g->slow_clock_after_idle
+                                                             ? "true" : "false");
             json_breakdown(out, &g->bd);
             report_gpm_json(out, a, g);
             kernels_window_json(out, a, g);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "axis_ticks.h"
+#include "slow_clock.h"
 #include "svg_plot.h"
 #include "svg_writer.h"
 
@@ -138,11 +139,13 @@ static void draw_panel_frame(struct page *p, const struct panel *pn, double tste
 /* The window's breakdown as a band of coloured segments along the bottom
  * of the panels (compute green, host-cpu purple, waiting orange, the
  * verdicts' colours), each with its class (and reason: a spinning GPU's
- * "waiting (gpu-spin)") and span as a tooltip. */
+ * "waiting (gpu-spin)") and span as a tooltip; the compute segment where
+ * compute at a slow SM clock begins says so (slow_clock.h). */
 static void draw_segments(struct page *p, const struct window *w, double t0)
 {
     if (!w->bd.valid)
         return;
+    int slow = slow_clock_top(w);
     static const enum verdict colour_of[CLASS_COUNT] = { VERDICT_COMPUTE, VERDICT_HOST_CPU, VERDICT_WAITING,
                                                          VERDICT_INCONCLUSIVE, VERDICT_MIXED };
     for (int k = 0; k < w->bd.nseg; k++) {
@@ -154,10 +157,19 @@ static void draw_segments(struct page *p, const struct window *w, double t0)
         double x1 = x_of(p, s1 > p->d->to_s ? p->d->to_s : s1);
         if (x1 - x0 < 0.5)
             continue;
-        char tip[96];
-        snprintf(tip, sizeof tip, "%s%s%s%s %.0f-%.0f ms (+-%.0f ms)", time_class_name(sg->cls),
-                 sg->reason ? " (" : "", sg->reason ? sg->reason : "", sg->reason ? ")" : "", sg->start_ms,
-                 sg->end_ms, w->bd.resolution_ms);
+        char tip[192];
+        int n = snprintf(tip, sizeof tip, "%s%s%s%s %.0f-%.0f ms (+-%.0f ms)", time_class_name(sg->cls),
+                         sg->reason ? " (" : "", sg->reason ? sg->reason : "", sg->reason ? ")" : "",
+                         sg->start_ms, sg->end_ms, w->bd.resolution_ms);
+        const struct window_gpu *g = slow >= 0 ? &w->gpu[slow] : NULL;
+        if (g && sg->cls == CLASS_COMPUTE && n > 0 && (size_t)n < sizeof tip
+            && g->slow_clock_from_ms >= sg->start_ms && g->slow_clock_from_ms < sg->end_ms) {
+            char who[24] = "";
+            if (w->ngpu > 1)
+                snprintf(who, sizeof who, "gpu %d ", g->gpu);
+            snprintf(tip + n, sizeof tip - (size_t)n, "; %sclocks below half of max for %.0f ms%s", who,
+                     g->slow_clock_ms, g->slow_clock_after_idle ? ": the first request after idle" : "");
+        }
         svg_rect(p->f, x0, p->panels_bottom - SEGMENT_BAND_H, x1 - x0, SEGMENT_BAND_H, "seg",
                  verdict_colour(colour_of[sg->cls]), tip);
     }

@@ -57,7 +57,7 @@ vmark() {
 
 # README.md, "Try it without a GPU": a three-line scenario of one's own
 ex_pause() {
-  printf 'at 0    power=75  util=0\nat 1000 power=612 util=98\nat 1724 power=75  util=0\n' >pause.scn
+  printf 'at 0    power=75  util=0\nat 1000 power=612 util=98 clock=1980\nat 1724 power=75  util=0  clock=345\n' >pause.scn
   vrecord pause.scn pause.csv 3
   vmark pause.csv infer_start 1000; vmark pause.csv first_token 1724
   "$FLINCH" analyze pause.csv --start infer_start --end first_token

@@ -15,11 +15,11 @@ cp "$FX/flinch_windows.threads" w.csv.threads
 "$FLINCH" analyze --csv w.csv --start infer_start --end first_token --format csv >out.csv 2>err.txt
 expect_eq "waiting_on CSV: exit 0, no warning" "$? $(cat err.txt)" "0 "
 expect_eq "waiting_on CSV: byte for byte" "$(cat out.csv)" "$(cat "$FX/flinch_windows.waiting.csv.expected")"
-expect_eq "waiting_on CSV: the new columns, after the breakdown's, before the cgroup's (then PCIe's 6, identity's 4, per-process 2, not-recorded 3, confidence 2, recording)" \
-  "$(head -n 1 out.csv | tr , '\n' | tail -n 32 | head -n 12 | tr '\n' ' ')" \
+expect_eq "waiting_on CSV: the new columns, after the breakdown's, before the cgroup's (then PCIe's 6, identity's 4, per-process 2, not-recorded 3, reason and slow clock 2, confidence 2, recording)" \
+  "$(head -n 1 out.csv | tr , '\n' | tail -n 34 | head -n 12 | tr '\n' ' ')" \
   "gpu0_segments waiting_on_resolution_ms threads_network_ms threads_lock_ms threads_sleep_ms threads_disk_ms threads_pipe_ms threads_gpu_driver_ms threads_running_ms threads_other_ms waiting_on segments_waiting_on "
 expect_eq "waiting_on CSV: window 2's cells" \
-  "$(sed -n 3p out.csv | awk -F, '{ for (i = NF - 30; i <= NF - 20; i++) printf "%s%s", $i, (i < NF - 20 ? "|" : "\n") }')" \
+  "$(sed -n 3p out.csv | awk -F, '{ for (i = NF - 32; i <= NF - 22; i++) printf "%s%s", $i, (i < NF - 22 ? "|" : "\n") }')" \
   '50.0|350.0|500.0|0.0|0.0|0.0|0.0|150.0|0.0|lock:500.0:main;network:350.0:net\x2cio\x3bx;running:150.0:net\x2cio\x3bx|waiting:0.000-500.000:lock'
 if command -v python3 >/dev/null 2>&1; then
   "$FLINCH" analyze --csv w.csv --start infer_start --end first_token --format json >out.json
@@ -53,5 +53,5 @@ fi
 # output, analyze_fixtures.sh, checks the whole row)
 rm w.csv.threads
 "$FLINCH" analyze --csv w.csv --start infer_start --end first_token --format csv >none.csv
-expect_eq "no threads file: 11 empty cells (and the cgroup's 2, PCIe's 6, identity's 4, per-process 2; then not-recorded 0.000, none, 0.000; then the confidence; then recording 1)" "$(sed -n 2p none.csv | grep -o ',*,0\.000,,0\.000,medium,[^,]*,1$')" ",,,,,,,,,,,,,,,,,,,,,,,,,,0.000,,0.000,medium,edges +-62 ms are 12% of the 500 ms window,1"
+expect_eq "no threads file: 11 empty cells (and the cgroup's 2, PCIe's 6, identity's 4, per-process 2; then not-recorded 0.000, none, 0.000; then no reason, no slow clock (no maximum SM clock in this trace); then the confidence; then recording 1)" "$(sed -n 2p none.csv | grep -o ',*,0\.000,,0\.000,,,medium,[^,]*,1$')" ",,,,,,,,,,,,,,,,,,,,,,,,,,0.000,,0.000,,,medium,edges +-62 ms are 12% of the 500 ms window,1"
 done_testing

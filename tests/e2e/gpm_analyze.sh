@@ -76,15 +76,15 @@ else
 fi
 
 "$FLINCH" analyze g.csv --start long_start --end long_end --format csv > long.csv
-expect_eq "CSV: six GPM columns per GPU, before PCIe's 6, the identity's 4, the per-process 2, the not-recorded 3, the confidence 2 and the recording" \
-  "$(head -n 1 long.csv | tr ',' '\n' | tail -n 24 | head -n 6 | tr '\n' ' ')" \
+expect_eq "CSV: six GPM columns per GPU, before PCIe's 6, the identity's 4, the per-process 2, the not-recorded 3, the reason and slow clock 2, the confidence 2 and the recording" \
+  "$(head -n 1 long.csv | tr ',' '\n' | tail -n 26 | head -n 6 | tr '\n' ' ')" \
   "gpu0_gpm_status gpu0_gpm_spans gpu0_sm_active_pct gpu0_sm_occupancy_pct gpu0_tensor_active_pct gpu0_dram_bw_pct "
 expect_eq "CSV: the 700 ms window's cells, byte for byte" \
-  "$(sed -n 2p long.csv | awk -F, '{ for (i = NF - 23; i <= NF - 18; i++) printf "%s%s", $i, (i < NF - 18 ? "," : "\n") }')" \
+  "$(sed -n 2p long.csv | awk -F, '{ for (i = NF - 25; i <= NF - 20; i++) printf "%s%s", $i, (i < NF - 20 ? "," : "\n") }')" \
   "ok,3,90.000,40.000,60.000,30.000"
 "$FLINCH" analyze g.csv --start short_start --end short_end --format csv > short.csv
 expect_eq "CSV: the 150 ms window's cells" \
-  "$(sed -n 2p short.csv | awk -F, '{ for (i = NF - 23; i <= NF - 18; i++) printf "%s%s", $i, (i < NF - 18 ? "," : "\n") }')" \
+  "$(sed -n 2p short.csv | awk -F, '{ for (i = NF - 25; i <= NF - 20; i++) printf "%s%s", $i, (i < NF - 20 ? "," : "\n") }')" \
   "too_coarse,0,,,,"
 
 # A kernel that keeps the GPU "100% utilized" with 12% of its SMs busy.

@@ -114,7 +114,7 @@ vrec reset.scn reset.csv
 out=$(an reset.csv)
 expect_match "reset: counted bytes, said to be at least" \
   '^  pcie: to host 0\.001 GB, from host 5\.680 GB, mean 7\.890 GB/s \(counters read every 10 ms\); a counter reset inside: at least this much$' "$out"
-expect_eq "reset csv: the note" "$(an reset.csv --format csv | awk -F, 'NR == 2 { print $(NF - 12) }')" "reset"
+expect_eq "reset csv: the note" "$(an reset.csv --format csv | awk -F, 'NR == 2 { print $(NF - 14) }')" "reset"
 
 # 5. A trace without the counters: no pcie line, null, empty cells.
 out=$("$FLINCH" analyze --csv "$FX/flinch_windows.csv" --start infer_start --end first_token)

@@ -93,8 +93,8 @@ json=$("$FLINCH" analyze shared.csv --start req_start --end req_end --format jso
 expect_match "analyze json: proc_sm_pct and other_sm_pct" '"proc_sm_pct":20\.000,"other_sm_pct":60\.000,"proc_readings":[1-9]' "$json"
 expect_match "analyze json: verdict mixed" '"verdict":"mixed"' "$json"
 csv=$("$FLINCH" analyze shared.csv --start req_start --end req_end --format csv)
-expect_eq "analyze csv: gpu0_proc_sm_pct, gpu0_other_sm_pct last (before the not-recorded 3, the confidence 2 and the recording)" \
-  "$(printf '%s\n' "$csv" | awk -F, 'NR == 1 { print $(NF-7), $(NF-6) } NR == 2 { print $(NF-7), $(NF-6) }')" \
+expect_eq "analyze csv: gpu0_proc_sm_pct, gpu0_other_sm_pct last (before the not-recorded 3, the reason and slow clock 2, the confidence 2 and the recording)" \
+  "$(printf '%s\n' "$csv" | awk -F, 'NR == 1 { print $(NF-9), $(NF-8) } NR == 2 { print $(NF-9), $(NF-8) }')" \
   "gpu0_proc_sm_pct gpu0_other_sm_pct
 20.00 60.00"
 

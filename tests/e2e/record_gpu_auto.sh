@@ -123,8 +123,8 @@ if command -v python3 >/dev/null 2>&1; then
 else
   skip "breakdown CSV: not-recorded apart from waiting" "no python3"
 fi
-expect_eq "breakdown CSV: not_recorded_ms, not_recorded_gpu and gpuN_not_recorded_ms end the header, before the confidence and the recording" \
-  "$(head -n 1 w.csv | tr ',' '\n' | tail -n 6 | tr '\n' ' ')" "not_recorded_ms not_recorded_gpu gpu2_not_recorded_ms confidence confidence_reason recording "
+expect_eq "breakdown CSV: not_recorded_ms, not_recorded_gpu and gpuN_not_recorded_ms end the header, before the reason, the slow clock, the confidence and the recording" \
+  "$(head -n 1 w.csv | tr ',' '\n' | tail -n 8 | tr '\n' ' ')" "not_recorded_ms not_recorded_gpu gpu2_not_recorded_ms reason gpu2_slow_clock_ms confidence confidence_reason recording "
 expect_eq "breakdown JSON: not_recorded_ms and the GPU" \
   "$("$FLINCH" analyze --format json c.csv --start w_start --end w_end --cpu-busy-pct 101 | grep -o '"breakdown":{[^}]*}' | head -n 1)" \
   '"breakdown":{"compute_ms":0.000,"host_cpu_ms":0.000,"waiting_ms":400.000,"resolution_ms":0.000,"not_recorded_ms":312.000,"not_recorded_gpu":2}'

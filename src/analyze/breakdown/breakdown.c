@@ -24,6 +24,7 @@
 #include "gpu_spin.h"
 #include "kernels_busy.h"
 #include "segment_merge.h"
+#include "slow_clock.h"
 
 /* The CPU side over (t[j-1], t[j]] (cpu_side.h): the traced tree's own
  * running and run-queue time when the trace has the tree, else the host's
@@ -216,6 +217,10 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     w->cpu_tree_known = 0;
     w->cpu_runq_ms = NAN;
     w->cpu_starved_ms = w->cpu_saturated_ms = 0;
+    for (int i = 0; i < w->ngpu; i++) {
+        w->gpu[i].slow_clock_ms = w->gpu[i].slow_clock_res_ms = w->gpu[i].slow_clock_from_ms = NAN;
+        w->gpu[i].slow_clock_after_idle = 0;
+    }
     const struct window_tape *wt = w->tape;
     if (!wt)
         return;
@@ -294,6 +299,15 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
         window_base = fmax(window_base, base[i]);
         any = 1;
         nsignal++;
+    }
+    /* how fast each GPU computed (slow_clock.h): its own compute against its clock */
+    for (int i = 0; ok && i < w->ngpu; i++) {
+        int k = 0;
+        while (k < wt->ngpu && wt->gpu_id[k] != w->gpu[i].gpu)
+            k++;
+        if (k < wt->ngpu && wt->ngpu_samples[k] > 0 && w->gpu[i].bd.valid)
+            slow_clock_gpu(&gtl[i], wt->gpu[k], wt->ngpu_samples[k], wt->medium_every_tick[k], t0, d,
+                           &w->gpu[i]);
     }
     if (ok && any)
         ok = classify(gtl, w->ngpu, &cpu, d, window_base, nkernels == nsignal, &w->bd) == 0;
@@ -437,6 +451,26 @@ const char *breakdown_segments_text(const struct breakdown *bd, int max_shown, c
                                 s->reason ? ")" : "", s->start_ms, s->end_ms);
     }
     return buf;
+}
+
+const char *breakdown_reason(const struct breakdown *bd)
+{
+    const char *best = NULL;
+    double best_ms = 0;
+    for (int i = 0; bd->valid && i < bd->nseg; i++) {
+        const char *r = bd->seg[i].reason;
+        if (!r)
+            continue;
+        double ms = 0;                   /* this reason's whole time, over every segment */
+        for (int k = 0; k < bd->nseg; k++)
+            if (bd->seg[k].reason == r)
+                ms += bd->seg[k].end_ms - bd->seg[k].start_ms;
+        if (ms > best_ms) {
+            best = r;
+            best_ms = ms;
+        }
+    }
+    return best;
 }
 
 const char *time_class_name(enum time_class c)

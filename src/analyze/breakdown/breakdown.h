@@ -46,6 +46,11 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w);
 enum gpu_pattern breakdown_pattern(const struct analysis_options *o, const struct window *w,
                                    int *straggler);
 
+/* The breakdown's reason as a whole (JSON and CSV "reason", the export's
+ * window slice): the segments' reason holding the most time ("gpu-spin"),
+ * the first in time on a tie; NULL when no segment has one. */
+const char *breakdown_reason(const struct breakdown *bd);
+
 /* "waiting 0-300 ms, then compute 300-724 ms" into buf (cap bytes); at most
  * max_shown segments, then ", ... N more". Returns buf. */
 const char *breakdown_segments_text(const struct breakdown *bd, int max_shown, char *buf, size_t cap);
