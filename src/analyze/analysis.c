@@ -329,20 +329,26 @@ int analysis_run(const struct analysis_options *o, const char *path, struct anal
     }
     if (status == EXIT_OK && o->marks)
         status = feed_ext_marks(&c, &next_ext, INT64_MAX);
+    status = analysis_end(&c, status);
+    trace_reader_close(&tr);
+    return status;
+}
+
+int analysis_end(struct ctx *c, int status)
+{
     if (status == EXIT_OK)
-        status = finish_trace(&c);
-    if (status == EXIT_OK && a->nwindows == 0) {
-        no_window_error(&c);
+        status = finish_trace(c);
+    if (status == EXIT_OK && c->a->nwindows == 0) {
+        no_window_error(c);
         status = EXIT_USAGE;
     }
     if (status == EXIT_OK)
-        finish_analysis(&c);
+        finish_analysis(c);
     if (status == EXIT_OK)
-        status = waiting_on_read(a, path);
+        status = waiting_on_read(c->a, c->path);
     if (status == EXIT_OK)
-        kernels_gaps_fold(a);
-    free_ctx(&c);
-    trace_reader_close(&tr);
+        kernels_gaps_fold(c->a);
+    free_ctx(c);
     return status;
 }
 

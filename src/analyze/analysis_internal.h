@@ -186,6 +186,10 @@ void finish_window_so_far(struct ctx *c, struct window *w, const char **levels_o
 int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *path,
                    struct trace_reader *tr, struct analysis *a);
 int analysis_row(struct ctx *c, const struct trace_row *row);
+/* After the last row (STATUS: EXIT_OK, or the failure so far): the windows
+ * finished, analysed and their thread states read, as analysis_run ends;
+ * frees c. An exit code, with the message printed. */
+int analysis_end(struct ctx *c, int status);
 /* A SAMPLE row into the GPU's and the host's state (analysis_samples.c);
  * an exit code. */
 int analysis_on_sample(struct ctx *c, const struct trace_row *r);

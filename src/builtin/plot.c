@@ -1,9 +1,9 @@
 /*
  * builtin/plot.c — `flinch plot`: a trace as one self-contained SVG.
  *
- * Owns: the command line. The data comes from plot_data.h (two streaming
- * passes), the windows from analysis_run (a third), the drawing from
- * svg_plot.h. Default windows: infer_start -> first_token when the trace
+ * Owns: the command line and the one pass over the trace, whose rows go
+ * to plot_data.h's series and to the windows' analysis (analysis_feed.h);
+ * the drawing is svg_plot.h's. Default windows: infer_start -> first_token when the trace
  * has both labels, none otherwise.
  */
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "analysis_feed.h"
 #include "builtin.h"
 #include "diag.h"
 #include "path_identity.h"
@@ -166,17 +167,46 @@ int cmd_plot(int argc, char **argv)
         diag_error("%s", err);
         return EXIT_USAGE;
     }
+    /* one pass: the rows go to the series and to the windows' analysis,
+     * which is dropped unless its labels turn out to be in the trace */
     struct plot_data d;
-    int rc = plot_data_read(trace, from, to, so.width - SVG_PLOT_MARGINS, &d);
+    struct trace_reader tr;
+    int rc = plot_data_open(&d, trace, from, to, so.width - SVG_PLOT_MARGINS, &tr);
     if (rc != 0) {
         plot_data_free(&d);
         safe_output_abort(&out);
         return rc;
     }
-    if (!start && !no_windows && d.has_label_infer_start && d.has_label_first_token) {
+    struct analysis a;
+    struct analysis_feed af;
+    struct analysis_options ao;
+    analysis_default_options(&ao);
+    ao.start_label = start ? start : "infer_start";
+    ao.end_label = start ? end : "first_token";
+    ao.range_name = range;
+    ao.range_domain = domain;
+    ao.range_category = category;
+    ao.max_open = max_open;
+    int feeding = start || !no_windows;
+    if (feeding)
+        analysis_feed_begin(&af, &ao, trace, &tr, &a);
+    struct trace_row row;
+    int rrc;
+    while ((rrc = trace_reader_next(&tr, &row)) == 1) {
+        plot_data_row(&d, &row);
+        if (feeding)
+            analysis_feed_row(&af, &row);
+    }
+    if (rrc < 0) {
+        diag_error("%s", tr.error);
+        rc = EXIT_USAGE;
+    } else {
+        rc = plot_data_close(&d);
+    }
+    if (rc == 0 && !start && !no_windows && d.has_label_infer_start && d.has_label_first_token) {
         start = "infer_start";
         end = "first_token";
-    } else if (!start && !no_windows) {
+    } else if (rc == 0 && !start && !no_windows) {
         /* the default labels are absent: say so, rather than draw no
          * windows without a word */
         char seen[512];
@@ -187,25 +217,20 @@ int cmd_plot(int argc, char **argv)
                   trace, d.has_label_infer_start ? "first_token" : "infer_start",
                   d.nlabels_seen ? seen : "none, no MARK rows at all");
     }
-    struct analysis a;
     int have_a = 0;
-    if (start) {
-        struct analysis_options ao;
-        analysis_default_options(&ao);
-        ao.start_label = start;
-        ao.end_label = end;
-        ao.range_name = range;
-        ao.range_domain = domain;
-        ao.range_category = category;
-        ao.max_open = max_open;
-        rc = analysis_run(&ao, trace, &a);
-        if (rc != 0) {
-            analysis_free(&a);   /* what a failed run gathered */
-            plot_data_free(&d);
-            safe_output_abort(&out);
-            return rc;
-        }
-        have_a = 1;
+    if (feeding) {
+        int arc = analysis_feed_end(&af, rc == 0 && start);
+        have_a = rc == 0 && start && arc == 0;
+        if (rc == 0)
+            rc = arc;
+        if (!have_a)
+            analysis_free(&a);   /* what it gathered */
+    }
+    trace_reader_close(&tr);
+    if (rc != 0) {
+        plot_data_free(&d);
+        safe_output_abort(&out);
+        return rc;
     }
     svg_plot_write(out.f, &d, have_a ? &a : NULL, &so);
     if (safe_output_commit(&out, err, sizeof err) != 0) {

@@ -7,42 +7,20 @@
 #include "plot_data.h"
 #include "proc_rate.h"
 #include "trace_reader.h"
+#include "trace_tail.h"
 
-/* Pass 1: the time range, and whether the default window labels occur. */
-static int scan_range(const char *path, struct plot_data *d)
+/* Errors met while feeding, said after the pass: a bad row anywhere in
+ * the file is the reader's error, said first, and the series' own come
+ * only for a file that reads to its end. */
+enum { FEED_OK, FEED_TOO_MANY_GPUS, FEED_NO_MEMORY, FEED_NO_MEMORY_FOR_GPU };
+
+static int feed_error_say(const struct plot_data *d, int e)
 {
-    struct trace_reader tr;
-    if (trace_reader_open(&tr, path) != 0) {
-        diag_error("%s", tr.error);
-        return EXIT_USAGE;
-    }
-    struct trace_row row;
-    int rc;
-    int64_t last = 0;
-    while ((rc = trace_reader_next(&tr, &row)) == 1) {
-        if (d->rows++ == 0)
-            d->t0_ns = last = row.t_mono_ns;
-        if (row.t_mono_ns > last)
-            last = row.t_mono_ns;
-        if (row.type == TRACE_MARK) {
-            labels_seen_add(d->labels_seen, &d->nlabels_seen, row.label);
-            if (strcmp(row.label, "infer_start") == 0)
-                d->has_label_infer_start = 1;
-            else if (strcmp(row.label, "first_token") == 0)
-                d->has_label_first_token = 1;
-        }
-    }
-    if (rc < 0)
-        diag_error("%s", tr.error);
-    trace_reader_close(&tr);
-    if (rc < 0)
-        return EXIT_USAGE;
-    if (d->rows == 0) {
-        diag_error("%s: no rows after the header: nothing to plot", path);
-        return EXIT_USAGE;
-    }
-    d->trace_s = (double)(last - d->t0_ns) / 1e9;
-    return 0;
+    if (e == FEED_TOO_MANY_GPUS)
+        diag_error("%s: more than %d GPUs in one trace", d->path, PLOT_MAX_GPUS);
+    else
+        diag_error("out of memory");
+    return e == FEED_NO_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
 }
 
 static struct plot_gpu *gpu_for(struct plot_data *d, int id, int nbuckets)
@@ -51,7 +29,7 @@ static struct plot_gpu *gpu_for(struct plot_data *d, int id, int nbuckets)
         if (d->gpu[i].id == id)
             return &d->gpu[i];
     if (d->ngpu == PLOT_MAX_GPUS) {
-        diag_error("%s: more than %d GPUs in one trace", d->path, PLOT_MAX_GPUS);
+        d->feed_error = FEED_TOO_MANY_GPUS;
         return NULL;
     }
     struct plot_gpu *g = &d->gpu[d->ngpu];
@@ -62,7 +40,8 @@ static struct plot_gpu *gpu_for(struct plot_data *d, int id, int nbuckets)
         downsample_init(&g->util, d->from_s, d->to_s, nbuckets) != 0 ||
         downsample_init(&g->sm_active.ds, d->from_s, d->to_s, nbuckets) != 0 ||
         downsample_init(&g->job_sm.ds, d->from_s, d->to_s, nbuckets) != 0) {
-        diag_error("out of memory");
+        d->ngpu++;                 /* what it holds is freed with the others */
+        d->feed_error = FEED_NO_MEMORY_FOR_GPU;
         return NULL;
     }
     d->ngpu++;
@@ -128,100 +107,67 @@ static int add_held_values(const struct plot_data *d, struct plot_gpu *g, const 
     return got < 0 ? -1 : 0;
 }
 
-/* Pass 2: every row into its series. */
-static int feed(const char *path, struct plot_data *d, int nbuckets)
+/* One row into its series; an error is kept in d->feed_error. */
+static void feed_row(struct plot_data *d, const struct trace_row *row)
 {
-    struct trace_reader tr;
-    if (trace_reader_open(&tr, path) != 0) {
-        diag_error("%s", tr.error);
-        return EXIT_USAGE;
+    double t = (double)(row->t_mono_ns - d->t0_ns) / 1e9, cores;
+    if (row->starts_recording && d->nbreaks < PLOT_MAX_BREAKS)
+        d->breaks[d->nbreaks++] = t;
+    if (row->type == TRACE_MARK) {
+        add_mark(d, t, row->label);
+        return;
     }
-    struct trace_row row;
-    int rc, host_gpu = -2;
-    double cores;
-    struct proc_rate rate;
-    proc_rate_init(&rate);
-    while ((rc = trace_reader_next(&tr, &row)) == 1) {
-        double t = (double)(row.t_mono_ns - d->t0_ns) / 1e9;
-        if (row.starts_recording && d->nbreaks < PLOT_MAX_BREAKS)
-            d->breaks[d->nbreaks++] = t;
-        if (row.type == TRACE_MARK) {
-            add_mark(d, t, row.label);
-            continue;
+    if (row->type != TRACE_SAMPLE)
+        return;
+    /* host-wide cells repeat on every GPU's row: the first GPU's are
+     * taken, or a host-only row's (--gpu auto before a GPU joined) */
+    int host_only = trace_row_host_only(row);
+    if (!host_only) {
+        struct plot_gpu *g = gpu_for(d, row->gpu < 0 ? 0 : row->gpu, d->nbuckets);
+        if (!g)
+            return;
+        downsample_add(&g->power_instant, t, row->v[COL_GPU_POWER_INSTANT_W]);
+        downsample_add(&g->power_avg, t, row->v[COL_GPU_POWER_W]);
+        downsample_add(&g->util, t, row->v[COL_GPU_UTIL_PCT]);
+        if (add_held_values(d, g, row, t) != 0) {
+            d->feed_error = FEED_NO_MEMORY;
+            return;
         }
-        if (row.type != TRACE_SAMPLE)
-            continue;
-        /* host-wide cells repeat on every GPU's row: the first GPU's are
-         * taken, or a host-only row's (--gpu auto before a GPU joined) */
-        int host_only = trace_row_host_only(&row);
-        if (!host_only) {
-            struct plot_gpu *g = gpu_for(d, row.gpu < 0 ? 0 : row.gpu, nbuckets);
-            if (!g) {
-                trace_reader_close(&tr);
-                return EXIT_USAGE;
-            }
-            downsample_add(&g->power_instant, t, row.v[COL_GPU_POWER_INSTANT_W]);
-            downsample_add(&g->power_avg, t, row.v[COL_GPU_POWER_W]);
-            downsample_add(&g->util, t, row.v[COL_GPU_UTIL_PCT]);
-            if (add_held_values(d, g, &row, t) != 0) {
-                diag_error("out of memory");
-                trace_reader_close(&tr);
-                return EXIT_RUNTIME;
-            }
-            if (host_gpu == -2)
-                host_gpu = row.gpu;
-        }
-        if (!host_only && row.gpu != host_gpu)
-            continue;
-        downsample_add(&d->host_cpu, t, row.v[COL_HOST_CPU_BUSY_PCT]);
-        if (proc_rate_step(&rate, &row, &cores))
-            downsample_add(&d->proc_cores, t, cores);
+        if (d->host_gpu == -2)
+            d->host_gpu = row->gpu;
     }
-    if (rc < 0)
-        diag_error("%s", tr.error);
-    trace_reader_close(&tr);
-    return rc < 0 ? EXIT_USAGE : 0;
+    if (!host_only && row->gpu != d->host_gpu)
+        return;
+    downsample_add(&d->host_cpu, t, row->v[COL_HOST_CPU_BUSY_PCT]);
+    if (proc_rate_step(&d->rate, row, &cores))
+        downsample_add(&d->proc_cores, t, cores);
 }
 
-static int by_gpu_id(const void *a, const void *b)
+/* The range drawn, from the rows' latest time LAST_NS. 0, or -1 when
+ * --from is not before --to (no message). */
+static int set_range(struct plot_data *d, int64_t last_ns)
 {
-    const struct plot_gpu *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-int plot_data_read(const char *path, double from_s, double to_s, int nbuckets,
-                   struct plot_data *d)
-{
-    memset(d, 0, sizeof *d);
-    d->path = path;
-    int rc = scan_range(path, d);
-    if (rc != 0)
-        return rc;
-    d->from_s = isnan(from_s) ? 0 : from_s;
-    d->to_s = isnan(to_s) ? d->trace_s : to_s;
-    if (isnan(to_s) && d->to_s <= d->from_s)
+    d->trace_s = (double)(last_ns - d->t0_ns) / 1e9;
+    d->from_s = isnan(d->want_from_s) ? 0 : d->want_from_s;
+    d->to_s = isnan(d->want_to_s) ? d->trace_s : d->want_to_s;
+    if (isnan(d->want_to_s) && d->to_s <= d->from_s)
         d->to_s = d->from_s + 1;   /* a one-row trace still gets an axis */
-    if (d->to_s <= d->from_s) {
-        diag_error("--from %g must be before --to %g", d->from_s, d->to_s);
-        return EXIT_USAGE;
-    }
-    d->nmark_slots = nbuckets;
-    d->marks = calloc((size_t)nbuckets, sizeof *d->marks);
-    if (!d->marks || downsample_init(&d->host_cpu, d->from_s, d->to_s, nbuckets) != 0 ||
-        downsample_init(&d->proc_cores, d->from_s, d->to_s, nbuckets) != 0) {
-        diag_error("out of memory");
-        return EXIT_RUNTIME;
-    }
-    rc = feed(path, d, nbuckets);
-    qsort(d->gpu, (size_t)d->ngpu, sizeof d->gpu[0], by_gpu_id);
-    if (rc == 0)
-        rc = thread_lanes_read(path, d->t0_ns, d->from_s, d->to_s, nbuckets, &d->lanes);
-    if (rc == 0)
-        rc = kernel_lanes_read(path, d->t0_ns, d->from_s, d->to_s, nbuckets, &d->klanes);
-    return rc;
+    return d->to_s <= d->from_s ? -1 : 0;
 }
 
-void plot_data_free(struct plot_data *d)
+/* The series' memory, for the range set; 0 or -1. */
+static int series_init(struct plot_data *d)
+{
+    d->nmark_slots = d->nbuckets;
+    d->marks = calloc((size_t)d->nbuckets, sizeof *d->marks);
+    d->host_gpu = -2;
+    proc_rate_init(&d->rate);
+    d->feed_error = FEED_OK;
+    return !d->marks || downsample_init(&d->host_cpu, d->from_s, d->to_s, d->nbuckets) != 0 ||
+           downsample_init(&d->proc_cores, d->from_s, d->to_s, d->nbuckets) != 0 ? -1 : 0;
+}
+
+static void series_free(struct plot_data *d)
 {
     for (int i = 0; i < d->ngpu; i++) {
         downsample_free(&d->gpu[i].power_instant);
@@ -231,17 +177,122 @@ void plot_data_free(struct plot_data *d)
         downsample_free(&d->gpu[i].job_sm.ds);
         proc_share_free(&d->gpu[i].proc);
     }
+    d->ngpu = 0;
     downsample_free(&d->host_cpu);
     downsample_free(&d->proc_cores);
-    thread_lanes_free(&d->lanes);
-    kernel_lanes_free(&d->klanes);
     if (d->marks)
         for (int i = 0; i < d->nmark_slots; i++)
             free(d->marks[i].label);
     free(d->marks);
     d->marks = NULL;
+    d->marks_total = 0;
+    d->nbreaks = 0;
+}
+
+/* The second pass, where the range was not known in the first: every row
+ * into its series again. */
+static int feed_again(struct plot_data *d)
+{
+    struct trace_reader tr;
+    if (trace_reader_open(&tr, d->path) != 0) {
+        diag_error("%s", tr.error);
+        return EXIT_USAGE;
+    }
+    struct trace_row row;
+    int rc = 0;
+    while (!d->feed_error && (rc = trace_reader_next(&tr, &row)) == 1)
+        feed_row(d, &row);
+    if (!d->feed_error && rc < 0)
+        diag_error("%s", tr.error);
+    trace_reader_close(&tr);
+    if (d->feed_error)
+        return feed_error_say(d, d->feed_error);
+    return rc < 0 ? EXIT_USAGE : 0;
+}
+
+int plot_data_open(struct plot_data *d, const char *path, double from_s, double to_s, int nbuckets,
+                   struct trace_reader *tr)
+{
+    memset(d, 0, sizeof *d);
+    d->path = path;
+    d->nbuckets = nbuckets;
+    d->want_from_s = from_s;
+    d->want_to_s = to_s;
+    if (trace_reader_open(tr, path) != 0) {
+        diag_error("%s", tr->error);
+        return EXIT_USAGE;
+    }
+    d->have_guess = trace_tail_max_t_mono(tr, &d->guess_last_ns) == 0;
+    return 0;
+}
+
+void plot_data_row(struct plot_data *d, const struct trace_row *row)
+{
+    if (d->rows++ == 0) {
+        d->t0_ns = d->last_ns = row->t_mono_ns;
+        /* the range from the guessed end (or --to): the series start now */
+        if ((d->have_guess || !isnan(d->want_to_s)) && set_range(d, d->guess_last_ns) == 0) {
+            d->feeding = 1;
+            d->fed_from_s = d->from_s;
+            d->fed_to_s = d->to_s;
+            if (series_init(d) != 0)
+                d->feed_error = FEED_NO_MEMORY;
+        }
+    }
+    if (row->t_mono_ns > d->last_ns)
+        d->last_ns = row->t_mono_ns;
+    if (row->type == TRACE_MARK) {
+        labels_seen_add(d->labels_seen, &d->nlabels_seen, row->label);
+        if (strcmp(row->label, "infer_start") == 0)
+            d->has_label_infer_start = 1;
+        else if (strcmp(row->label, "first_token") == 0)
+            d->has_label_first_token = 1;
+    }
+    if (d->feeding && !d->feed_error)
+        feed_row(d, row);
+}
+
+static int by_gpu_id(const void *a, const void *b)
+{
+    const struct plot_gpu *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+int plot_data_close(struct plot_data *d)
+{
+    if (d->rows == 0) {
+        diag_error("%s: no rows after the header: nothing to plot", d->path);
+        return EXIT_USAGE;
+    }
+    if (set_range(d, d->last_ns) != 0) {
+        diag_error("--from %g must be before --to %g", d->from_s, d->to_s);
+        return EXIT_USAGE;
+    }
+    int rc = 0;
+    if (!d->feeding || d->fed_from_s != d->from_s || d->fed_to_s != d->to_s) {
+        series_free(d);
+        if (series_init(d) != 0) {
+            diag_error("out of memory");
+            return EXIT_RUNTIME;
+        }
+        rc = feed_again(d);
+    } else if (d->feed_error) {
+        rc = feed_error_say(d, d->feed_error);
+    }
+    qsort(d->gpu, (size_t)d->ngpu, sizeof d->gpu[0], by_gpu_id);
+    if (rc == 0)
+        rc = thread_lanes_read(d->path, d->t0_ns, d->from_s, d->to_s, d->nbuckets, &d->lanes);
+    if (rc == 0)
+        rc = kernel_lanes_read(d->path, d->t0_ns, d->from_s, d->to_s, d->nbuckets, &d->klanes);
+    return rc;
+}
+
+void plot_data_free(struct plot_data *d)
+{
+    series_free(d);
+    thread_lanes_free(&d->lanes);
+    kernel_lanes_free(&d->klanes);
     for (int i = 0; i < d->nlabels_seen; i++)
         free(d->labels_seen[i]);
     d->nlabels_seen = 0;
-    d->ngpu = 0;
 }

@@ -2,9 +2,13 @@
  * plot_data.h — what flinch plot draws, gathered from a trace in bounded
  * memory.
  *
- * Owns: the two streaming passes over the trace (the first finds the time
- * range and the labels present, the second feeds every series into its
- * downsampler) and the reduction of MARKs to at most one per pixel column.
+ * Owns: feeding every series into its downsampler from the rows of one
+ * pass, whose reader the caller shares with the windows' analysis
+ * (analysis_feed.h), and the reduction of MARKs to at most one per pixel
+ * column. The downsamplers' range ends at the trace's latest row: it is
+ * taken from the file's last lines (trace_tail.h) before the pass, and
+ * checked after it; where that guess was wrong (a row later than the last
+ * ones) the series are read again in a second pass, with the same result.
  * Times are seconds since the trace's first row. Host-wide cells (CPU busy,
  * the traced process) are copied onto every GPU's row by the recorder, so
  * they are taken from the first GPU's rows only. Values that hold over a
@@ -18,6 +22,7 @@
 #include "downsample.h"
 #include "kernel_lanes.h"
 #include "labels_seen.h"
+#include "proc_rate.h"
 #include "proc_share.h"
 #include "trace_limits.h"
 #include "thread_lanes.h"
@@ -72,14 +77,32 @@ struct plot_data {
     int nlabels_seen;
     struct thread_lanes lanes;     /* the traced threads (TRACE.threads), if recorded */
     struct kernel_lanes klanes;    /* the traced kernels (TRACE.kernels), if recorded */
+    /* private: the pass */
+    int nbuckets;
+    double want_from_s, want_to_s; /* as asked (NAN: the trace's start / end) */
+    int64_t last_ns;               /* latest t_mono_ns so far */
+    int64_t guess_last_ns;         /* from the file's end; valid when have_guess */
+    int have_guess;
+    int feeding;                   /* series set up for the guessed range: rows go in */
+    double fed_from_s, fed_to_s;   /* that range */
+    int feed_error;                /* FEED_*: an error met while feeding, said at the end */
+    struct proc_rate rate;
+    int host_gpu;
 };
 
-/* Reads PATH twice. FROM_S / TO_S: the range in seconds since the first
- * row (NAN: the trace's start / end). NBUCKETS: downsampling buckets per
- * series (about the plot width in pixels). 0, or an exit code from diag.h
- * with the message printed. */
-int plot_data_read(const char *path, double from_s, double to_s, int nbuckets,
-                   struct plot_data *d);
+/* Opens PATH into TR (to be read by the caller, trace_reader_next, each
+ * row given to plot_data_row; closed by the caller after plot_data_close).
+ * FROM_S / TO_S: the range in seconds since the first row (NAN: the
+ * trace's start / end). NBUCKETS: downsampling buckets per series (about
+ * the plot width in pixels). 0, or an exit code from diag.h with the
+ * message printed. */
+int plot_data_open(struct plot_data *d, const char *path, double from_s, double to_s, int nbuckets,
+                   struct trace_reader *tr);
+void plot_data_row(struct plot_data *d, const struct trace_row *row);
+/* After the last row, when the reader ended without an error: the range
+ * checked (the series read again if it was guessed wrong) and the thread
+ * lanes read. 0, or an exit code with the message printed. */
+int plot_data_close(struct plot_data *d);
 void plot_data_free(struct plot_data *d);
 
 #endif

@@ -47,13 +47,55 @@ size_t diag_escape(const char *s, char *out, size_t cap)
     return o;
 }
 
+/* Messages held (diag_hold): the lines, in order, until released or
+ * dropped. Only the thread that holds writes while holding. */
+static int holding;
+static char *held;
+static size_t nheld, cap_held;
+
+static void hold_line(const char *line, size_t n)
+{
+    if (nheld + n > cap_held) {
+        size_t cap = cap_held ? cap_held : 1024;
+        while (cap < nheld + n)
+            cap *= 2;
+        char *p = realloc(held, cap);
+        if (!p) {                  /* no memory to hold it: say it now */
+            fwrite(line, 1, n, stderr);
+            return;
+        }
+        held = p;
+        cap_held = cap;
+    }
+    memcpy(held + nheld, line, n);
+    nheld += n;
+}
+
 static void emit(const char *kind, const char *fmt, va_list ap)
 {
-    char line[1024], safe[4 * sizeof line + 8];
+    char line[1024], safe[4 * sizeof line + 8], out[sizeof safe + 256];
     vsnprintf(line, sizeof line, fmt, ap);
     diag_escape(line, safe, sizeof safe);
-    /* One write per message so lines from threads never interleave. */
-    fprintf(stderr, "%s: %s%s\n", prog_name, kind, safe);
+    int n = snprintf(out, sizeof out, "%s: %s%s\n", prog_name, kind, safe);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof out)
+        n = (int)sizeof out - 1;
+    if (holding)
+        hold_line(out, (size_t)n);
+    else  /* One write per message so lines from threads never interleave. */
+        fwrite(out, 1, (size_t)n, stderr);
+}
+
+void diag_hold(int on) { holding = on; }
+
+void diag_held_release(int print)
+{
+    if (print && nheld)
+        fwrite(held, 1, nheld, stderr);
+    free(held);
+    held = NULL;
+    nheld = cap_held = 0;
 }
 
 void diag_error(const char *fmt, ...)

@@ -45,6 +45,16 @@ void diag_warn_repeat(const char *file, long line, const char *fmt, ...)
  * starting again. */
 void diag_repeat_summary(const char *file);
 
+/* Holding messages back: while diag_hold(1) is in force, diag_error and
+ * diag_warn keep their lines (in order) instead of printing them, until
+ * diag_held_release prints them (PRINT) or drops them (0). For a stage
+ * fed rows alongside another (plot's and export's analysis, fed the rows
+ * they read once): its messages come where they came when it read the
+ * trace after the other stage, or not at all when its result is not used.
+ * Single-threaded callers only. */
+void diag_hold(int on);
+void diag_held_release(int print);
+
 /* What getopt_long's caller does with a bad option: the optstring starts
  * with ':' (getopt then prints nothing itself), and CH, the '?' (unknown
  * option) or ':' (option without its value) it returned, with ARGV, gives
