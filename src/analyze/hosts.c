@@ -1,5 +1,6 @@
 /* hosts.c — see hosts.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,72 +93,117 @@ void hosts_adopt_recorded_names(struct host_trace *hosts, int n)
     }
 }
 
-int host_trace_measure(struct host_trace *h, char *err, size_t errlen)
+int host_measure_begin(struct host_trace *h, struct host_measure *m)
+{
+    memset(m, 0, sizeof *m);
+    m->stride = 1;
+    h->rows = 0;
+    h->recorded_name[0] = '\0';
+    m->diff = malloc(DIFF_KEEP * sizeof *m->diff);
+    return m->diff ? 0 : -1;
+}
+
+void host_measure_row(struct host_trace *h, struct host_measure *m, const struct trace_row *row)
+{
+    if (h->rows++ == 0 || row->t_mono_ns < h->min_mono_ns)
+        h->min_mono_ns = row->t_mono_ns;
+    if (h->rows == 1 || row->t_mono_ns > h->max_mono_ns)
+        h->max_mono_ns = row->t_mono_ns;
+    if (row->type == TRACE_EVENT && !h->recorded_name[0] && trace_event_is(row->label, EVENT_HOST))
+        record_host_name(h, row->label);
+    if (!row->has_wall)
+        return;
+    int64_t d = row->t_wall_ns - row->t_mono_ns;
+    if (m->nwall == 0 || d < m->dmin)
+        m->dmin = d;
+    if (m->nwall == 0 || d > m->dmax)
+        m->dmax = d;
+    if (m->nwall++ % m->stride != 0)
+        return;
+    if (m->ndiff == DIFF_KEEP) {
+        for (long i = 0; i < DIFF_KEEP / 2; i++)
+            m->diff[i] = m->diff[2 * i];
+        m->ndiff = DIFF_KEEP / 2;
+        m->stride *= 2;
+        if ((m->nwall - 1) % m->stride != 0)
+            return;
+    }
+    m->diff[m->ndiff++] = d;
+}
+
+int host_measure_end(struct host_trace *h, struct host_measure *m, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (h->rows == 0) {
+        snprintf(err, errlen, "%s: no rows after the header", h->path);
+        rc = -1;
+    } else {
+        h->has_wall = m->nwall > 0;
+        h->offset_spread_ns = m->dmax - m->dmin;
+        h->wall_offset_ns = 0;
+        if (m->ndiff) {
+            qsort(m->diff, (size_t)m->ndiff, sizeof *m->diff, cmp_i64);
+            h->wall_offset_ns = m->diff[m->ndiff / 2];
+        }
+    }
+    free(m->diff);
+    m->diff = NULL;
+    return rc;
+}
+
+/* Up to MAX_ROWS rows of h->path into M (host_measure_begin'd here): 0
+ * (M to be ended), -1 when the file cannot be read as a trace, -2 at a
+ * bad row (both with ERR set, M freed). */
+static int measure_read(struct host_trace *h, long max_rows, struct host_measure *m, char *err,
+                        size_t errlen)
 {
     struct trace_reader tr;
+    if (trace_reader_open(&tr, h->path) != 0) {
+        snprintf(err, errlen, "%s", tr.error);
+        return -1;
+    }
+    if (host_measure_begin(h, m) != 0) {
+        trace_reader_close(&tr);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    struct trace_row row;
+    int rc = 0;
+    while (h->rows < max_rows && (rc = trace_reader_next(&tr, &row)) == 1)
+        host_measure_row(h, m, &row);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", tr.error);
+        free(m->diff);
+        m->diff = NULL;
+    }
+    trace_reader_close(&tr);
+    return rc < 0 ? -2 : 0;
+}
+
+int host_trace_measure(struct host_trace *h, char *err, size_t errlen)
+{
     /* every trace is read again after this pass: standard input too */
     if (strcmp(h->path, "-") == 0 && csv_spool_stdin() != 0) {
         snprintf(err, errlen, "-: cannot keep standard input for a second pass: %s", strerror(errno));
         return -1;
     }
-    if (trace_reader_open(&tr, h->path) != 0) {
-        snprintf(err, errlen, "%s", tr.error);
+    struct host_measure m;
+    if (measure_read(h, LONG_MAX, &m, err, errlen) != 0)
         return -1;
-    }
-    int64_t *diff = malloc(DIFF_KEEP * sizeof *diff);
-    if (!diff) {
-        trace_reader_close(&tr);
-        snprintf(err, errlen, "out of memory");
+    return host_measure_end(h, &m, err, errlen);
+}
+
+int host_trace_guess(struct host_trace *h, long max_rows, char *err, size_t errlen)
+{
+    struct host_measure m;
+    int rc = measure_read(h, max_rows, &m, err, errlen);
+    if (rc == -1)
         return -1;
-    }
-    long ndiff = 0, stride = 1, nwall = 0;
-    int64_t dmin = 0, dmax = 0;
-    struct trace_row row;
-    int rc;
-    h->rows = 0;
-    while ((rc = trace_reader_next(&tr, &row)) == 1) {
-        if (h->rows++ == 0 || row.t_mono_ns < h->min_mono_ns)
-            h->min_mono_ns = row.t_mono_ns;
-        if (h->rows == 1 || row.t_mono_ns > h->max_mono_ns)
-            h->max_mono_ns = row.t_mono_ns;
-        if (row.type == TRACE_EVENT && !h->recorded_name[0] && trace_event_is(row.label, EVENT_HOST))
-            record_host_name(h, row.label);
-        if (!row.has_wall)
-            continue;
-        int64_t d = row.t_wall_ns - row.t_mono_ns;
-        if (nwall == 0 || d < dmin)
-            dmin = d;
-        if (nwall == 0 || d > dmax)
-            dmax = d;
-        if (nwall++ % stride != 0)
-            continue;
-        if (ndiff == DIFF_KEEP) {
-            for (long i = 0; i < DIFF_KEEP / 2; i++)
-                diff[i] = diff[2 * i];
-            ndiff = DIFF_KEEP / 2;
-            stride *= 2;
-            if ((nwall - 1) % stride != 0)
-                continue;
-        }
-        diff[ndiff++] = d;
-    }
-    if (rc < 0)
-        snprintf(err, errlen, "%s", tr.error);
-    trace_reader_close(&tr);
-    if (rc >= 0 && h->rows == 0) {
-        snprintf(err, errlen, "%s: no rows after the header", h->path);
-        rc = -1;
-    }
-    if (rc >= 0) {
-        h->has_wall = nwall > 0;
-        h->offset_spread_ns = dmax - dmin;
-        if (ndiff) {
-            qsort(diff, (size_t)ndiff, sizeof *diff, cmp_i64);
-            h->wall_offset_ns = diff[ndiff / 2];
-        }
-    }
-    free(diff);
-    return rc < 0 ? -1 : 0;
+    free(m.diff);               /* after a bad row: NULL */
+    h->wall_offset_ns = 0;
+    h->has_wall = 0;
+    h->offset_spread_ns = 0;
+    return 0;
 }
 
 /* Times and offsets the reader accepts lie within +-TRACE_NS_MAX (2^62),

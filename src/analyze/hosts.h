@@ -48,6 +48,27 @@ int host_trace_parse(const char *arg, struct host_trace *h, char *err, size_t er
  * 0, or -1 with ERR set to the reader's "FILE:LINE: ..." message. */
 int host_trace_measure(struct host_trace *h, char *err, size_t errlen);
 
+/* The same measure fed rows read elsewhere (export reads a trace once):
+ * begin (0, or -1 out of memory), each row, then end (0, or -1 with ERR:
+ * no rows), which frees M. After a reader's error, free(m->diff). */
+struct trace_row;
+struct host_measure {
+    int64_t *diff;
+    long ndiff, stride, nwall;
+    int64_t dmin, dmax;
+};
+int host_measure_begin(struct host_trace *h, struct host_measure *m);
+void host_measure_row(struct host_trace *h, struct host_measure *m, const struct trace_row *row);
+int host_measure_end(struct host_trace *h, struct host_measure *m, char *err, size_t errlen);
+
+/* A guess at host_trace_measure's figures from the first MAX_ROWS rows
+ * only (a reader's error there is left to the full read): the earliest
+ * time and the recorded host name among them, and offset 0. One trace's
+ * export (times relative to its earliest row, offsets cancel out) writes
+ * its events with it while measuring, and checks it at the end. 0, or -1
+ * with ERR set when the file cannot be opened as a trace. */
+int host_trace_guess(struct host_trace *h, long max_rows, char *err, size_t errlen);
+
 /* A host's t_mono_ns on the shared timeline, and back. */
 int64_t host_shared_ns(const struct host_trace *h, int64_t t_mono_ns);
 int64_t host_mono_ns(const struct host_trace *h, int64_t shared_ns);

@@ -2,11 +2,18 @@
  * builtin/export.c — `flinch export` (--format perfetto, the only format): one or
  * more traces (one per host) as Chrome trace-event JSON.
  *
- * Owns: the command line and the order of the passes: per trace, one pass
- * to measure its clock offset (hosts.h), then the origin of the shared
- * timeline, then per trace one pass writing its events and, when it holds
- * the window labels, analysis_run for its windows. Default windows:
- * infer_start -> first_token where a trace has both labels.
+ * Owns: the command line and the order of the passes. Several traces: per
+ * trace, one pass to measure its clock offset (hosts.h), then the origin
+ * of the shared timeline, then per trace one pass (perfetto_pass.h)
+ * writing its events and feeding its windows' analysis. One trace is read
+ * once where its output can be taken back (a file, safe_output_hold):
+ * the figures its events need before they are written (its earliest time,
+ * its host name) are guessed from its first rows and checked against the
+ * whole trace after the pass, which is done again in the rare trace where
+ * they differ (a row earlier than all the first ones), and a trace that
+ * fails half-way leaves nothing, as when it was measured first. To a pipe
+ * or a terminal it is measured first. Default windows: infer_start ->
+ * first_token where a trace has both labels.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,8 +30,11 @@
 #include "labels_seen.h"
 #include "path_identity.h"
 #include "perfetto_export.h"
+#include "perfetto_pass.h"
 #include "safe_output.h"
 #include "threads_file.h"
+#include "trace_limits.h"
+#include "trace_reader.h"
 
 static const char usage[] =
     "usage: flinch export TRACE.csv... -o OUT.json [options]\n"
@@ -58,38 +68,16 @@ static const char usage[] =
     "  -q, --quiet         do not print the clock offsets of several traces\n"
     "  -h, --help          this help\n";
 
-/* Windows of host H, appended once its events are written. With explicit
- * labels a trace lacking them simply has no windows (a GPU-only host);
- * the caller fails only when no trace had them. */
-static int export_windows(FILE *f, const struct host_trace *hosts, int h, int64_t origin,
-                          const char *start, const char *end, const char *range,
-                          const char *domain, const char *category, long max_open)
-{
-    struct analysis_options ao;
-    analysis_default_options(&ao);
-    ao.start_label = start;
-    ao.end_label = end;
-    ao.range_name = range;
-    ao.range_domain = domain;
-    ao.range_category = category;
-    ao.max_open = max_open;
-    struct analysis a;
-    int rc = analysis_run(&ao, hosts[h].path, &a);
-    if (rc == 0)
-        perfetto_write_windows(f, hosts, h, origin, &a);
-    analysis_free(&a);
-    return rc;
-}
-
 /* -o is none of the traces nor their .threads and .kernels files, by any name. 0, or
- * -1 after one error line. */
-static int check_paths(const struct host_trace *hosts, int n, const char *out_path)
+ * -1 with ERR set. */
+static int check_paths(const struct host_trace *hosts, int n, const char *out_path, char *err,
+                       size_t errlen)
 {
     struct path_role *paths = calloc((size_t)(3 * n + 1), sizeof *paths);
     char (*threads)[PATH_MAX + sizeof THREADS_FILE_SUFFIX] = calloc((size_t)n, sizeof *threads);
     char (*kernels)[PATH_MAX + sizeof ".kernels"] = calloc((size_t)n, sizeof *kernels);
-    char err[700] = "out of memory";
     int rc = -1;
+    snprintf(err, errlen, "out of memory");
     if (paths && threads && kernels) {
         for (int i = 0; i < n; i++) {
             int from_stdin = strcmp(hosts[i].path, "-") == 0;
@@ -102,14 +90,45 @@ static int check_paths(const struct host_trace *hosts, int n, const char *out_pa
                                                    from_stdin ? NULL : kernels[i], 0 };
         }
         paths[3 * n] = (struct path_role){ "", strcmp(out_path, "-") == 0 ? NULL : out_path, 1 };
-        rc = path_identity_check(paths, 3 * n + 1, err, sizeof err);
+        rc = path_identity_check(paths, 3 * n + 1, err, errlen);
     }
-    if (rc != 0)
-        diag_error("%s", err);
     free(paths);
     free(threads);
     free(kernels);
     return rc;
+}
+
+/* The rows a guess reads: past the recorder's identity EVENTs. */
+#define GUESS_ROWS 4096
+
+/* One trace's figures for its events before it is measured: its first
+ * rows' earliest time and host name, and offset 0 (one trace's times are
+ * relative to its own earliest row: its offset cancels out). Standard
+ * input is kept for the passes. 0, or -1 with ERR set. */
+static int guess_events(struct host_trace *h, char *err, size_t errlen)
+{
+    if (strcmp(h->path, "-") == 0 && csv_spool_stdin() != 0) {
+        snprintf(err, errlen, "-: cannot keep standard input for a second pass: %s", strerror(errno));
+        return -1;
+    }
+    return host_trace_guess(h, GUESS_ROWS, err, errlen);
+}
+
+/* Whether the events written with GUESS are those MEASURED gives: the same
+ * name and earliest time, and the shared timeline (t_mono_ns + offset)
+ * unclamped over the rows' times, so that every row's time less the
+ * origin is its t_mono_ns less the earliest, as with offset 0. */
+static int unclamped(int64_t t, int64_t offset)
+{
+    int64_t r;
+    return !__builtin_add_overflow(t, offset, &r) && r >= -TRACE_NS_MAX && r <= TRACE_NS_MAX;
+}
+
+static int guess_holds(const struct host_trace *guess, const struct host_trace *measured)
+{
+    return strcmp(guess->name, measured->name) == 0 && guess->min_mono_ns == measured->min_mono_ns &&
+           unclamped(measured->min_mono_ns, measured->wall_offset_ns) &&
+           unclamped(measured->max_mono_ns, measured->wall_offset_ns);
 }
 
 int cmd_export(int argc, char **argv)
@@ -169,16 +188,24 @@ int cmd_export(int argc, char **argv)
         end = "first_token";
     }
     int n = argc - optind;
-    struct host_trace *hosts = calloc((size_t)n, sizeof *hosts);
+    struct host_trace *hosts = calloc((size_t)n + 1, sizeof *hosts);
     char err[HOST_ERROR_MAX];
     int rc = 0;
     if (!hosts) {
         diag_error("out of memory");
         return EXIT_RUNTIME;
     }
+    /* One trace is read once where its output can be taken back: its
+     * events are written as it is measured, with the figures guessed from
+     * its first rows (guess_events). Several traces are measured first,
+     * each offset needing all its rows, and so is one whose output cannot
+     * wait (a pipe, a terminal): nothing reaches it before the trace has
+     * been read whole. */
+    int single = n == 1 && safe_output_can_hold(out_path);
     for (int i = 0; i < n && rc == 0; i++)
         if (host_trace_parse(argv[optind + i], &hosts[i], err, sizeof err) != 0 ||
-            host_trace_measure(&hosts[i], err, sizeof err) != 0) {
+            (!single && host_trace_measure(&hosts[i], err, sizeof err) != 0) ||
+            (single && guess_events(&hosts[i], err, sizeof err) != 0)) {
             diag_error("%s", err);
             rc = EXIT_USAGE;
         }
@@ -203,38 +230,72 @@ int cmd_export(int argc, char **argv)
                     hosts[i].name, hosts[i].path, hosts[i].wall_offset_ns, hosts[i].rows,
                     hosts[i].offset_spread_ns, hosts[i].has_wall ? "" : "; no t_wall_ns: offset 0");
     }
-    if (check_paths(hosts, n, out_path) != 0) {
-        free(hosts);
-        return EXIT_USAGE;
-    }
     const char **inputs = malloc(sizeof *inputs * (size_t)n);
-    struct safe_output out;
+    struct safe_output out = { 0 };
     char oerr[700];
     for (int i = 0; inputs && i < n; i++)
         inputs[i] = hosts[i].path;
-    if (!inputs || safe_output_open(&out, out_path, inputs, n, oerr, sizeof oerr) != 0) {
-        diag_error("%s", inputs ? oerr : "out of memory");
+    if (!inputs) {
+        diag_error("out of memory");
+        free(hosts);
+        return EXIT_RUNTIME;
+    }
+    if (check_paths(hosts, n, out_path, oerr, sizeof oerr) != 0 ||
+        safe_output_open(&out, out_path, inputs, n, oerr, sizeof oerr) != 0 ||
+        (single && safe_output_hold(&out, oerr, sizeof oerr) != 0)) {
+        /* a trace that does not read is said first, as where it is
+         * measured before the output is opened */
+        if (single && host_trace_measure(&hosts[0], err, sizeof err) != 0)
+            diag_error("%s", err);
+        else
+            diag_error("%s", oerr);
+        if (out.f)
+            safe_output_abort(&out);
         free(inputs);
         free(hosts);
-        return inputs ? EXIT_USAGE : EXIT_RUNTIME;
+        return EXIT_USAGE;
     }
     free(inputs);
     FILE *f = out.f;
     perfetto_begin(f);
     int windowed = 0, nseen = 0;
     char *seen[LABELS_SEEN_MAX];
+    struct export_windows ew = { start, end, range, domain, category, max_open };
     for (int i = 0; i < n && rc == 0; i++) {
-        int has_labels = 0;
-        rc = perfetto_write_host(f, hosts, i, origin, start, end, &has_labels, seen, &nseen);
-        if (rc == 0)
-            rc = perfetto_write_threads(f, hosts, i, origin);
-        if (rc == 0)
-            perfetto_write_kernels(f, hosts, i, origin);
-        if (rc == 0 && has_labels) {
-            rc = export_windows(f, hosts, i, origin, start, end, range, domain, category,
-                                max_open);
-            windowed++;
+        struct perfetto_pass pass = { .f = f, .hosts = hosts, .h = i, .origin_ns = origin,
+                                      .windows = &ew, .labels_seen = seen, .nlabels_seen = &nseen };
+        struct host_trace *measured = &hosts[n];     /* the spare slot */
+        if (single) {
+            *measured = hosts[0];
+            pass.measure = measured;
         }
+        rc = perfetto_pass_rows(&pass);
+        if (rc == 0 && single) {
+            /* the whole trace's figures; where the events' guess was not
+             * theirs, the trace is written again with them */
+            hosts_adopt_recorded_names(measured, 1);
+            int held = guess_holds(&hosts[0], measured);
+            hosts[0] = *measured;
+            origin = pass.origin_ns = host_shared_ns(&hosts[0], hosts[0].min_mono_ns);
+            if (!held) {
+                perfetto_pass_drop(&pass);
+                for (int k = 0; k < nseen; k++)
+                    free(seen[k]);
+                nseen = 0;
+                if (safe_output_restart(&out, oerr, sizeof oerr) != 0) {
+                    diag_error("%s", oerr);
+                    rc = EXIT_RUNTIME;
+                    break;
+                }
+                perfetto_begin(f);
+                pass = (struct perfetto_pass){ .f = f, .hosts = hosts, .h = i, .origin_ns = origin,
+                                               .windows = &ew, .labels_seen = seen,
+                                               .nlabels_seen = &nseen };
+                rc = perfetto_pass_rows(&pass);
+            }
+        }
+        if (rc == 0)
+            rc = perfetto_pass_finish(&pass, hosts, &windowed);
     }
     perfetto_end(f);
     char list[512];

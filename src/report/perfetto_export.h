@@ -28,8 +28,24 @@
 #include "analysis.h"
 #include "hosts.h"
 
+/* The host process's threads, and the pids above. */
+#define TID_COUNTERS 0
+#define TID_MARKS 1
+#define TID_WINDOWS 2
+#define TID_EVENTS 3
+static inline int perfetto_host_pid(int h) { return 1000 * (h + 1); }
+/* GPU N of host h is pid 1000 (h+1) + 1 + N, as always, for N <= 998; the
+ * rare higher index (up to TRACE_MAX_GPU_INDEX) gets a pid above every
+ * host's range instead of colliding with the next host. */
+static inline int perfetto_gpu_pid(int h, int gpu)
+{
+    return gpu <= 998 ? 1000 * (h + 1) + 1 + gpu : 1000000 + 1024 * h + gpu;
+}
+
 /* Open and close the document; every event goes between. */
 void perfetto_event_start(FILE *f);   /* the separator before each event */
+/* The same separator into B (2 bytes at most) instead: its length. */
+size_t perfetto_event_separator(char *b);
 /* ,"KEY":MICROSECONDS with exactly 3 decimals, from integer nanoseconds. */
 void perfetto_write_ts(FILE *f, const char *key, int64_t ns);
 /* V as "%.10g", or null where it is NaN or infinite (JSON has neither). */
@@ -44,14 +60,6 @@ int perfetto_write_threads(FILE *f, const struct host_trace *hosts, int h, int64
 void perfetto_write_kernels(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns);
 void perfetto_begin(FILE *f);
 void perfetto_end(FILE *f);
-
-/* Streams host H's trace (HOSTS[h], already measured) into events, with
- * times relative to ORIGIN_NS on the shared timeline. Sets *HAS_START_END
- * when the trace holds both START and END MARK labels (either may be NULL).
- * 0, or an exit code from diag.h with the message printed. */
-int perfetto_write_host(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns,
-                        const char *start, const char *end, int *has_start_end,
-                        char **labels_seen, int *nlabels_seen);
 
 /* Writes host H's analyzed windows as complete events. */
 void perfetto_write_windows(FILE *f, const struct host_trace *hosts, int h, int64_t origin_ns,

@@ -31,15 +31,25 @@ void perfetto_counter(FILE *f, int pid, const char *name, const char *unit, int6
         fputs("}}", f);
         return;
     }
-    perfetto_event_start(f);
+    /* the counters of one row share its time: its text is kept */
+    static int64_t ts_done = INT64_MIN;
+    static char ts_text[32];
+    static size_t ts_len;
+    if (ts_ns != ts_done) {
+        ts_len = 0;
+        if (ts_ns < 0)
+            ts_text[ts_len++] = '-';
+        ts_len += num_format_milli(ts_text + ts_len,
+                                   ts_ns < 0 ? (uint64_t)0 - (uint64_t)ts_ns : (uint64_t)ts_ns);
+        ts_done = ts_ns;
+    }
+    len = perfetto_event_separator(b);
     PUT_LIT(b, &len, "{\"name\":\"");
     put(b, &len, name, nn);
     PUT_LIT(b, &len, "\",\"ph\":\"C\",\"pid\":");
     len += num_format_i64(b + len, pid);
     PUT_LIT(b, &len, ",\"tid\":0,\"ts\":");
-    if (ts_ns < 0)
-        b[len++] = '-';
-    len += num_format_milli(b + len, ts_ns < 0 ? (uint64_t)0 - (uint64_t)ts_ns : (uint64_t)ts_ns);
+    put(b, &len, ts_text, ts_len);
     PUT_LIT(b, &len, ",\"args\":{\"");
     put(b, &len, unit, nu);
     PUT_LIT(b, &len, "\":");

@@ -1,5 +1,6 @@
 /* safe_output.c — see safe_output.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ int safe_output_open(struct safe_output *o, const char *path, const char *const 
 {
     memset(o, 0, sizeof *o);
     o->path = path;
+    o->held_at = -1;
     if (strcmp(path, "-") == 0) {
         o->f = stdout;
         return 0;
@@ -99,8 +101,61 @@ int safe_output_open(struct safe_output *o, const char *path, const char *const 
     return 0;
 }
 
+/* Where standard output's writes will begin, when it is a regular file
+ * they would only add to (its end: opened for appending, or positioned
+ * there), so that cutting it back there takes them back; else -1 (a
+ * pipe, a device, or writes over bytes already in the file). */
+static long long stdout_end(void)
+{
+    struct stat st;
+    int flags = fcntl(1, F_GETFL);
+    if (fstat(1, &st) != 0 || !S_ISREG(st.st_mode) || flags < 0)
+        return -1;
+    if (flags & O_APPEND)
+        return st.st_size;
+    off_t at = lseek(1, 0, SEEK_CUR);
+    return at == st.st_size ? at : -1;
+}
+
+int safe_output_can_hold(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return stdout_end() >= 0;
+    return lstat(path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode);
+}
+
+int safe_output_hold(struct safe_output *o, char *err, size_t errlen)
+{
+    if (o->tmp_path)
+        return 0;                  /* a temporary file beside it: renamed at commit only */
+    o->held_at = o->f == stdout ? stdout_end() : -1;
+    if (o->held_at < 0)
+        return failure(err, errlen, o->path, "cannot be taken back (not a regular file)");
+    return 0;
+}
+
+/* Back to where the output began: the temporary file's start, or where
+ * standard output stood. 0, or -1 with errno. */
+static int take_back(struct safe_output *o)
+{
+    off_t at = o->tmp_path ? 0 : (off_t)o->held_at;
+    if (fflush(o->f) != 0 || ftruncate(fileno(o->f), at) != 0 || fseeko(o->f, at, SEEK_SET) != 0)
+        return -1;
+    return 0;
+}
+
+int safe_output_restart(struct safe_output *o, char *err, size_t errlen)
+{
+    if ((!o->tmp_path && o->held_at < 0) || take_back(o) != 0)
+        return failure(err, errlen, o->path, strerror(errno));
+    return 0;
+}
+
 void safe_output_abort(struct safe_output *o)
 {
+    if (o->f == stdout && o->held_at >= 0)
+        take_back(o);              /* standard output held: what was written goes */
     if (o->f && o->f != stdout)
         fclose(o->f);
     if (o->tmp_path) {
@@ -116,6 +171,8 @@ int safe_output_commit(struct safe_output *o, char *err, size_t errlen)
     int bad = ferror(o->f);
     int rc = o->f == stdout ? fflush(o->f) : fclose(o->f);
     int e = errno;
+    if (o->f == stdout && o->held_at >= 0 && (bad || rc != 0))
+        take_back(o);
     o->f = NULL;
     if (bad || rc != 0) {
         safe_output_abort(o);

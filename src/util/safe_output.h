@@ -28,6 +28,7 @@ struct safe_output {
     FILE *f;                 /* write here */
     const char *path;
     char *tmp_path;          /* the temporary file, NULL when written directly */
+    long long held_at;       /* standard output held (safe_output_hold): where it began; -1 */
 };
 
 /* 0, or -1 with ERR set ("OUT: ..."). INPUTS: the paths read ("-" = stdin,
@@ -39,5 +40,19 @@ int safe_output_open(struct safe_output *o, const char *path, const char *const 
 int safe_output_commit(struct safe_output *o, char *err, size_t errlen);
 /* Discards what was written (the old file, if any, stays). */
 void safe_output_abort(struct safe_output *o);
+/* Whether the output PATH would be one safe_output_hold can take back:
+ * a regular file (or none yet: a temporary file is written), or "-" when
+ * standard output is a regular file written at its end (> or >>). A pipe,
+ * a terminal, /dev/null cannot: what reached them stays. */
+int safe_output_can_hold(const char *path);
+/* For an output written while its input is still being read (export), that
+ * may have to be discarded or written again: a regular file already is
+ * (its temporary file); "-" on a regular file is held from where it stands,
+ * and abort (or a failed commit) cuts it back there. Right after open. 0,
+ * or -1 with ERR set where the output cannot be taken back. */
+int safe_output_hold(struct safe_output *o, char *err, size_t errlen);
+/* Forgets what was written so far, to write the output again from its
+ * start; only for a temporary or held output. 0, or -1 with ERR set. */
+int safe_output_restart(struct safe_output *o, char *err, size_t errlen);
 
 #endif
