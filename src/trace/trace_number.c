@@ -202,13 +202,14 @@ int trace_parse_reasons(const char *s, size_t n, unsigned long long *bits)
     if (n > 2 && n <= 18 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         unsigned long long v = 0;
         for (size_t i = 2; i < n; i++) {
-            unsigned char ch = (unsigned char)s[i];
-            int d = ch >= '0' && ch <= '9' ? ch - '0'
-                  : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                  : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-            if (d < 0)
-                return -1;
-            v = v << 4 | (unsigned)d;
+            unsigned ch = (unsigned char)s[i], d = ch - '0';
+            if (d > 9) {                       /* a-f, A-F (| 0x20: lower case) */
+                d = (ch | 0x20) - 'a';
+                if (d > 5)
+                    return -1;
+                d += 10;
+            }
+            v = v << 4 | d;
         }
         *bits = v;
         return 0;

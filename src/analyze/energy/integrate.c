@@ -123,9 +123,9 @@ int integ_add(struct integrator *ig, int64_t t, const double *values, uint64_t r
         cur->t = t;
         cur->v = v;
     }
-    for (int b = 0; b < INTEG_REASON_BITS; b++)
-        if (reasons & (1ull << b))
-            ig->cur_reasons[b]++;
+    /* the set bits only (most rows: one or none) */
+    for (uint64_t r = reasons & ((1ull << INTEG_REASON_BITS) - 1); r; r &= r - 1)
+        ig->cur_reasons[__builtin_ctzll(r)]++;
 
     int evicted = 0;
     if (ig->count >= ig->cap) {
