@@ -7,8 +7,10 @@
 # `cat FILE > /dev/null` as the floor, and, when they are installed, pandas
 # (python3 -c 'pandas.read_csv') and DuckDB on one thread (the node client
 # tests/setup-deps.sh puts in build-deps/duckdb); a missing one is skipped.
-# Output goes to /dev/null. Run it with the machine otherwise idle, or
-# under the tests' lock (flock /tmp/flinch-test.lock sh bench/read_bench.sh
+# Output goes to /dev/null, and export's also to a file: a file is an
+# output export can take back, so it reads the trace once; /dev/null (like
+# a pipe) is not, so it reads the trace whole before writing anything.
+# Run it with the machine otherwise idle, or under the tests' lock (flock /tmp/flinch-test.lock sh bench/read_bench.sh
 # BUILD) where others share it.
 cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
@@ -57,6 +59,7 @@ best "flinch analyze --start infer_start --end first_token" \
   "$FLINCH" analyze --csv "$f" --start infer_start --end first_token
 best "flinch plot -o -" "$FLINCH" plot "$f" -o -
 best "flinch export -o -" "$FLINCH" export "$f" -o -
+best "flinch export -o FILE" "$FLINCH" export "$f" -o "$W/export.json"
 py=""
 for p in python3 /usr/bin/python3; do
   if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import pandas' >/dev/null 2>&1; then py=$p; break; fi
