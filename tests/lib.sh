@@ -90,3 +90,11 @@ rec_bg() {
 }
 
 done_testing() { [ "$fails" -eq 0 ]; exit $?; }
+
+# append_mark CSV T_NS LABEL: a MARK row at CLOCK_MONOTONIC T_NS at the end
+# of a recorded trace, with as many empty cells as its header has columns
+# (a mark placed by the test at an exact time of the simulator's clock).
+append_mark() {
+  awk -v n="$(head -n 1 "$1" | awk -F, '{ print NF }')" -v t="$2" -v l="$3" \
+    'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>"$1"
+}

@@ -18,12 +18,8 @@ spin() {
   rm -f "$csv"
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$VSTART FLINCH_SIM_SCENARIO=spin.scn "$FLINCH" record \
     --nvml-lib "$SIM" -o "$csv" -s 3.2 --no-rapl -q --proc-stat /dev/null 2>err.txt || return 1
-  n=$(head -n 1 "$csv" | awk -F, '{ print NF }')
-  for m in "infer_start 1000" "first_token 1724"; do
-    set -- $m
-    awk -v n="$n" -v t=$((VSTART + $2 * 1000000)) -v l="$1" \
-      'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>"$csv"
-  done
+  append_mark "$csv" $((VSTART + 1000 * 1000000)) infer_start
+  append_mark "$csv" $((VSTART + 1724 * 1000000)) first_token
 }
 an() { "$FLINCH" analyze "$@" --start infer_start --end first_token; }
 segs() { an "$1" | sed -n 's/^  segments: //p'; }

@@ -22,12 +22,8 @@ vrec() {
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$ep FLINCH_SIM_SCENARIO=$scn \
     "$FLINCH" record --nvml-lib "$SIM" -o "$csv" -s 3.2 --no-rapl -q --proc-stat /dev/null 2>err.txt \
     || return 1
-  n=$(head -n 1 "$csv" | awk -F, '{ print NF }')
-  for m in "s $s" "e $e"; do
-    set -- $m
-    awk -v n="$n" -v t=$((ep + $2 * 1000000)) -v l="$1" \
-      'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>"$csv"
-  done
+  append_mark "$csv" $((ep + s * 1000000)) s
+  append_mark "$csv" $((ep + e * 1000000)) e
 }
 
 # 1. Compute exactly from the start mark: the reasons read busy from the
