@@ -26,11 +26,9 @@ rec() {
   scn=$1; csv=$2; shift 2
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$EPOCH FLINCH_SIM_SCENARIO=$scn \
     "$FLINCH" record --nvml-lib "$SIM" -o "$csv" -s 3.5 --no-rapl -q --proc-stat /dev/null "$@" || return 1
-  n=$(head -n 1 "$csv" | awk -F, '{ print NF }')
   for m in "s 1000" "e 1724" "short 2500" "short_end 2600" "tiny 2500" "tiny_end 2550"; do
     set -- $m
-    awk -v n="$n" -v t=$((EPOCH + $2 * 1000000)) -v l="$1" \
-      'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>"$csv"
+    append_mark "$csv" $((EPOCH + $2 * 1000000)) "$1"
   done
 }
 rec burst.scn h.csv -i 10 --dither

@@ -24,11 +24,9 @@ rec() {
     2>>rec_err.txt || return 1
   awk -F, -v OFS=, -v l0="$l0" -v off="$off" 'NR > l0 && NR > 1 { $1 = sprintf("%.0f", $1 + off) } 1' \
     two.csv >moved.csv && mv moved.csv two.csv
-  n=$(head -n 1 two.csv | awk -F, '{ print NF }')
   for m in "$@"; do
     set -- $m
-    awk -v n="$n" -v t=$((EPOCH + off + $2 * 1000000)) -v l="$1" \
-      'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>two.csv
+    append_mark two.csv $((EPOCH + off + $2 * 1000000)) "$1"
   done
 }
 

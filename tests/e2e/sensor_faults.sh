@@ -18,12 +18,8 @@ VSTART=1000000000000
 rec() {
   FLINCH_SIM_VIRTUAL_TIME=1 FLINCH_SIM_EPOCH_NS=$VSTART FLINCH_SIM_SCENARIO=$1 \
     "$FLINCH" record --nvml-lib "$SIM" -o "$2" -s 5 -i 10 --no-dither --no-rapl -q --proc-stat /dev/null || return 1
-  n=$(head -n 1 "$2" | awk -F, '{ print NF }')
-  for m in "s 1500" "e 2224"; do
-    set -- "$1" "$2" $m
-    awk -v n="$n" -v t=$((VSTART + $4 * 1000000)) -v l="$3" \
-      'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>"$2"
-  done
+  append_mark "$2" $((VSTART + 1500 * 1000000)) s
+  append_mark "$2" $((VSTART + 2224 * 1000000)) e
 }
 energy() { echo "$1" | sed -n 's/^gpu_energy_J≈\([0-9.]*\).*/\1/p'; }
 
