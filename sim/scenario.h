@@ -26,6 +26,9 @@
  * says otherwise: an H100 SXM's and an H200's, the GPUs both presets play
  * (NVIDIA's data sheets: 1980 MHz max boost) */
 #define SIM_MAX_CLOCK_MHZ 1980
+/* The memory clock, current and maximum alike, on every preset: an H100
+ * SXM's HBM3 figure; flinch records it but reads no level from it */
+#define SIM_MEM_CLOCK_MHZ 2619
 
 /* NVML entry points a fault can name, without their _v2 suffix. */
 enum sim_func {

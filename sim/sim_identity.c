@@ -117,7 +117,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType
     nvmlReturn_t rc = sim_device_query(device, out, SIM_FN_MAX_CLOCK, &gpu, &t);
     if (rc != NVML_SUCCESS)
         return rc;
-    *clock = type == NVML_CLOCK_MEM ? 2619 : sim_scn.max_clock_mhz[gpu];
+    *clock = type == NVML_CLOCK_MEM ? SIM_MEM_CLOCK_MHZ : sim_scn.max_clock_mhz[gpu];
     pthread_mutex_unlock(&sim_lock);
     return NVML_SUCCESS;
 }

@@ -86,7 +86,7 @@ EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t 
     if (rc != NVML_SUCCESS)
         return rc;
     /* the SM clock lags the load by event_lag_us (sim/SCENARIO.md) */
-    *clock = type == NVML_CLOCK_MEM ? 2619
+    *clock = type == NVML_CLOCK_MEM ? SIM_MEM_CLOCK_MHZ
              : timeline_reading_at(&sim_scn, gpu, t - sim_scn.sensors.event_lag_ns)->clock_mhz;
     pthread_mutex_unlock(&sim_lock);
     return NVML_SUCCESS;
