@@ -69,6 +69,7 @@ int est_init(struct energy_estimator *e, long cap)
 {
     memset(e, 0, sizeof *e);
     e->cap = cap;
+    e->mask = cap > 0 && (cap & (cap - 1)) == 0 ? cap - 1 : 0;
     e->last_t = INT64_MIN;
     e->ring = malloc(sizeof *e->ring * (size_t)cap);
     return e->ring ? 0 : -1;
@@ -90,7 +91,7 @@ void est_add(struct energy_estimator *e, int64_t t, double mj)
         e->changes++;
     e->last_mj = mj + e->offset_mj;
     e->last_t = t;
-    e->ring[e->count % e->cap] = (struct est_obs){ t, e->last_mj };
+    e->ring[e->mask ? e->count & e->mask : e->count % e->cap] = (struct est_obs){ t, e->last_mj, e->changes };
     e->count++;
 }
 
@@ -99,9 +100,11 @@ static long oldest(const struct energy_estimator *e)
     return e->count > e->cap ? e->count - e->cap : 0;
 }
 
+/* A power-of-two ring (the default 4096) is indexed by a mask: a division
+ * per reading was most of a pending edge's cost. */
 static const struct est_obs *obs(const struct energy_estimator *e, long k)
 {
-    return &e->ring[k % e->cap];
+    return &e->ring[e->mask ? k & e->mask : k % e->cap];
 }
 
 
@@ -122,6 +125,18 @@ static long first_at(const struct energy_estimator *e, int64_t t)
 static int is_change(const struct energy_estimator *e, long i)
 {
     return i > oldest(e) && obs(e, i)->mj != obs(e, i - 1)->mj;
+}
+
+/* How many i in [i0, count) are is_change: est_add counted a change for
+ * every reading that differed from the one before, which is is_change but
+ * for the oldest reading in the ring (its predecessor is gone). */
+static long changes_from(const struct energy_estimator *e, long i0)
+{
+    if (i0 >= e->count)
+        return 0;
+    if (i0 > oldest(e))
+        return e->changes - obs(e, i0 - 1)->changes;
+    return e->changes - obs(e, i0)->changes;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -255,27 +270,35 @@ enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eo
     long i0 = first_at(e, t);
     struct est_change c[2 * EST_SIDE + 4];
     int nb = 0, na = 0;
+    /* The changes at or after i0 first, counted without a walk: while they
+     * are too few the answer is pending whatever came before t, and a
+     * pending edge is asked again at every new change (~EST_SIDE times).
+     * The walk below finds the same changes, min(na_all, EST_SIDE) of them. */
+    long na_all = changes_from(e, i0);
+    if (na_all < EST_NEED_AFTER + 1) {
+        if (!eof && e->last_t - t < EST_WAIT_NS)
+            return INTEG_PENDING;
+        return INTEG_NO_DATA;
+    }
+    if (!eof && na_all < EST_SIDE && e->last_t - t < EST_WAIT_NS / 3)
+        return INTEG_PENDING;            /* a few more updates to fit the grid on */
+    struct est_change after[EST_SIDE];
+    for (long i = i0; i < e->count && na < EST_SIDE; i++)
+        if (is_change(e, i))
+            after[na++] = (struct est_change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
+                                           is_change(e, i - 1), 0, 0 };
     /* changes at or before i0 - 1 (b < t), newest first, then reversed */
     struct est_change before[EST_SIDE];
     for (long i = i0 - 1; i > oldest(e) && nb < EST_SIDE; i--)
         if (is_change(e, i))
             before[nb++] = (struct est_change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
                                             is_change(e, i - 1), 0, 0 };
-    for (int j = 0; j < nb; j++)
-        c[j] = before[nb - 1 - j];
-    for (long i = i0; i < e->count && na < EST_SIDE; i++)
-        if (is_change(e, i))
-            c[nb + na++] = (struct est_change){ obs(e, i - 1)->t, obs(e, i)->t, obs(e, i)->mj,
-                                            is_change(e, i - 1), 0, 0 };
-    if (na < EST_NEED_AFTER + 1 + (na < EST_SIDE ? 0 : 0)) {
-        if (!eof && e->last_t - t < EST_WAIT_NS)
-            return INTEG_PENDING;
-        return INTEG_NO_DATA;
-    }
-    if (!eof && na < EST_SIDE && e->last_t - t < EST_WAIT_NS / 3)
-        return INTEG_PENDING;            /* a few more updates to fit the grid on */
     if (nb < 3)
         return INTEG_NO_DATA;
+    for (int j = 0; j < nb; j++)
+        c[j] = before[nb - 1 - j];
+    for (int j = 0; j < na; j++)
+        c[nb + j] = after[j];
     int n = nb + na;
     est_place_knots(c, n);
     double ts = (double)t / 1e9;

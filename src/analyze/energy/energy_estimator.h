@@ -16,11 +16,13 @@
 
 #include "integrate.h"
 
-struct est_obs { int64_t t; double mj; };
+/* changes: the estimator's changes count once this reading was added */
+struct est_obs { int64_t t; double mj; long changes; };
 
 struct energy_estimator {
     struct est_obs *ring;            /* counter readings, oldest first modulo cap */
     long cap, count;
+    long mask;                       /* cap - 1 when cap is a power of two, else 0 */
     double offset_mj;                /* added after a counter reset */
     double last_mj;
     int64_t last_t;
