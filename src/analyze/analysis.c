@@ -245,7 +245,7 @@ int analysis_begin(struct ctx *c, const struct analysis_options *o, const char *
     c->opt = o;
     c->proc_exit_ns = INT64_MAX;
     c->latest_sample_ns = INT64_MIN;
-    tape_init(&c->host_tape, sizeof(struct host_sample));
+    tape_init_host(&c->host_tape);
     c->path = path;
     c->tr = tr;
     c->n_rapl = tr->n_rapl;
@@ -368,7 +368,7 @@ void analysis_free(struct analysis *a)
     free(a->kernel_ev);
     for (long i = 0; i < a->nwindows; i++) {
         free(a->windows[i].gpu);
-        window_tape_free(a->windows[i].tape);
+        free(a->windows[i].samples);   /* unfinished: its tapes are gone */
     }
     free(a->windows);
     free(a->gpu_ids);

@@ -97,6 +97,7 @@ struct breakdown {
 };
 
 struct window_tape;
+struct window_samples;
 
 /* GPM metrics (Hopper and newer) over a window (gpm_evidence.h): the
  * recorder's GPM spans (~200 ms each) that lie whole inside it. */
@@ -216,7 +217,8 @@ struct window {
      * host-cpu ms that were the job starved of a CPU / the host saturated. */
     int cpu_tree_known;
     double cpu_runq_ms, cpu_starved_ms, cpu_saturated_ms;
-    struct window_tape *tape;    /* private: the samples of the window until the breakdown is made */
+    struct window_samples *samples; /* private: where its samples lie until the breakdown is made */
+    struct window_tape *tape;    /* private: those samples decoded, during the breakdown only */
     enum verdict verdict;
     char evidence[EVIDENCE_MAX]; /* "power 63 W = idle 60 W + 2% of the busy range; gpu util 0%; cpu 3%" */
     enum confidence confidence;  /* confidence.h, set after the evidence */

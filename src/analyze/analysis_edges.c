@@ -51,7 +51,7 @@ void window_record_free(struct window *w)
     if (!w)
         return;
     free(w->gpu);
-    window_tape_free(w->tape);
+    free(w->samples);                /* unfinished: its tapes are gone */
     free(w);
 }
 

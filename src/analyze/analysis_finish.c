@@ -245,6 +245,7 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         /* still unknown: the GPU's documented figures, else conservative ones */
         sensor_figures_settle(&cad[s], gpu_name_of(c->a, w->gpu[s].gpu));
     }
+    w->tape = window_tape_open(c, w);
     /* GpuIdle counts only where it is live: a driver that never sets it,
      * or never clears it, says nothing (set by the end of the trace) */
     for (int k = 0; w->tape && k < w->tape->ngpu; k++)
@@ -270,8 +271,8 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
         w->gpu[i].kernel_gaps = NULL;    /* a->kernel_ev moves as it grows */
     }
     pcie_window_copies(c->opt, w);
-    window_tape_free(w->tape);
     w->tape = NULL;
+    window_samples_release(c, w);
     for (int i = 0; i < w->ngpu; i++) {
         const struct proc_share_log *log = NULL;
         for (int s = 0; s < c->ngpu; s++)
@@ -390,6 +391,7 @@ void free_ctx(struct ctx *c)
         proc_share_free(&c->gpu[s].procs);
     }
     tape_free(&c->host_tape);
+    tape_scratch_free(&c->scratch);
     free(c->thread_names);
     kernels_file_free(c->kernels);
     c->kernels = NULL;
@@ -415,7 +417,7 @@ void free_ctx(struct ctx *c)
         c->nidle = 0;
     for (long i = 0; i < c->nidle; i++) {
         free(c->idle[i].gpu);
-        window_tape_free(c->idle[i].tape);
+        free(c->idle[i].samples);
     }
     free(c->idle);
     free(c->pend);

@@ -147,6 +147,7 @@ struct ctx {
     struct window *idle;           /* --idle-window windows */
     long nidle, cap_idle;
     struct tape host_tape;         /* host_sample */
+    struct tape_scratch scratch;   /* one window's samples decoded for its breakdown */
     char (*thread_names)[40];      /* proc_top_thread values seen, THREAD_NAMES_MAX at most */
     int nthread_names;
     double hold_power_ms[ANALYSIS_MAX_GPUS], hold_util_ms[ANALYSIS_MAX_GPUS]; /* by sorted GPU */
@@ -209,8 +210,14 @@ void recordings_free(struct analysis *a);
 struct stat_summary stat_summarize(double *v, long n);
 /* Keeps the samples a window may still need (see tape.h); 0 or -1. */
 int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r);
-/* Copies the samples around [t0, t1] into w->tape; 0 or -1. */
+/* Notes the range of the samples around [t0, t1] in w->samples (and pins
+ * them); 0 or -1. */
 int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1);
+/* w's samples decoded into c->scratch for its breakdown; NULL when it has
+ * none (or out of memory). Valid until the next call. */
+struct window_tape *window_tape_open(struct ctx *c, const struct window *w);
+/* Unpins and frees w->samples (the breakdown is made). */
+void window_samples_release(struct ctx *c, struct window *w);
 int gap_push(struct gap_stack *s, long idx, int64_t gap);
 double gap_max_since(const struct gap_stack *s, long idx);
 

@@ -29,7 +29,7 @@ static struct gpu_stream *gpu_stream(struct ctx *c, int id)
     g->power_limit_w = NAN;
     g->pcie_last_t = INT64_MIN;
     g->pcie_now = NAN;
-    tape_init(&g->tape, sizeof(struct gpu_sample));
+    tape_init_gpu(&g->tape);
     g->medium_last_tick = -1;
     g->first_tick = -1;
     faults_init(&g->faults);

@@ -1,8 +1,9 @@
 /*
  * analysis_tape.c — feeding the breakdown's tapes (tape.h) during the
- * streaming pass, and copying a window's samples out when its edges are
- * resolved, so that breakdown.c can decide instant by instant once the
- * GPU levels are known at the end of the trace.
+ * streaming pass, noting the range of a window's samples when its edges
+ * are resolved, and decoding them for its breakdown, so that breakdown.c
+ * can decide instant by instant once the GPU levels are known at the end
+ * of the trace.
  */
 #include <math.h>
 #include <stdio.h>
@@ -131,12 +132,8 @@ int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
     double cpu = isnan(tree) ? proc : tree;
     if (isnan(cpu) && isnan(r->v[COL_HOST_CPU_BUSY_PCT]))
         return 0;
-    if (c->host_tape.n > 0) {
-        int64_t last;
-        memcpy(&last, c->host_tape.buf + (size_t)(c->host_tape.n - 1) * c->host_tape.el, sizeof last);
-        if (r->t_mono_ns <= last)
-            return 0;
-    }
+    if (c->host_tape.n > 0 && r->t_mono_ns <= tape_last_time(&c->host_tape))
+        return 0;
     struct host_sample h;
     memset(&h, 0, sizeof h);
     h.t = r->t_mono_ns;
@@ -150,26 +147,83 @@ int tapes_push(struct ctx *c, struct gpu_stream *g, const struct trace_row *r)
 
 int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1)
 {
-    struct window_tape *wt = calloc(1, sizeof *wt);
-    if (!wt)
+    int ngpu = c->ngpu < TAPE_MAX_GPUS ? c->ngpu : TAPE_MAX_GPUS;
+    struct window_samples *ws = calloc(1, sizeof *ws + (size_t)ngpu * sizeof ws->gpu[0]);
+    if (!ws)
         return -1;
-    w->tape = wt;
-    for (int s = 0; s < c->ngpu && s < TAPE_MAX_GPUS; s++) {
-        void *p;
+    w->samples = ws;
+    for (int s = 0; s < ngpu; s++) {
+        struct window_sample_range *g = &ws->gpu[s];
         /* a margin around the window: lagging sensors describe the window's
          * first instants after its start, and the energy counter's step
          * holding an edge begins up to a step before it (breakdown_gpu.c) */
-        if (tape_slice(&c->gpu[s].tape, t0 - TAPE_MARGIN_NS, t1 + TAPE_MARGIN_NS, &p,
-                       &wt->ngpu_samples[s]) != 0)
-            return -1;
-        wt->gpu[s] = p;
-        wt->gpu_id[s] = c->gpu[s].id;
-        wt->medium_every_tick[s] = c->gpu[s].medium_every_tick;
-        wt->ngpu = s + 1;
+        tape_slice(&c->gpu[s].tape, t0 - TAPE_MARGIN_NS, t1 + TAPE_MARGIN_NS, &g->first, &g->n);
+        if (g->n > 0)
+            store_pin(&c->gpu[s].tape.store, g->first, g->n);
+        g->gpu_id = c->gpu[s].id;
+        g->medium_every_tick = c->gpu[s].medium_every_tick;
+        ws->ngpu = s + 1;
     }
-    void *p;
-    if (tape_slice(&c->host_tape, t0, t1, &p, &wt->nhost) != 0)
-        return -1;
-    wt->host = p;
+    tape_slice(&c->host_tape, t0, t1, &ws->host_first, &ws->nhost);
+    if (ws->nhost > 0)
+        store_pin(&c->host_tape.store, ws->host_first, ws->nhost);
     return 0;
+}
+
+/* Grows a scratch array to n records of el bytes; 0 or -1. */
+static int scratch_fit(void **p, long *cap, long n, size_t el)
+{
+    if (n <= *cap)
+        return 0;
+    void *np = realloc(*p, (size_t)n * el);
+    if (!np)
+        return -1;
+    *p = np;
+    *cap = n;
+    return 0;
+}
+
+struct window_tape *window_tape_open(struct ctx *c, const struct window *w)
+{
+    const struct window_samples *ws = w->samples;
+    struct tape_scratch *sc = &c->scratch;
+    if (!ws)
+        return NULL;
+    struct window_tape *wt = &sc->wt;
+    memset(wt, 0, sizeof *wt);
+    wt->ngpu = ws->ngpu;
+    for (int s = 0; s < ws->ngpu; s++) {
+        const struct window_sample_range *g = &ws->gpu[s];
+        wt->gpu_id[s] = g->gpu_id;
+        wt->medium_every_tick[s] = g->medium_every_tick;
+        if (g->n == 0)
+            continue;
+        if (scratch_fit((void **)&sc->gpu[s], &sc->cap_gpu[s], g->n, sizeof *sc->gpu[s]) != 0)
+            return NULL;
+        store_decode(&c->gpu[s].tape.store, g->first, g->n, sc->gpu[s]);
+        wt->gpu[s] = sc->gpu[s];
+        wt->ngpu_samples[s] = g->n;
+    }
+    if (ws->nhost > 0) {
+        if (scratch_fit((void **)&sc->host, &sc->cap_host, ws->nhost, sizeof *sc->host) != 0)
+            return NULL;
+        store_decode(&c->host_tape.store, ws->host_first, ws->nhost, sc->host);
+        wt->host = sc->host;
+        wt->nhost = ws->nhost;
+    }
+    return wt;
+}
+
+void window_samples_release(struct ctx *c, struct window *w)
+{
+    struct window_samples *ws = w->samples;
+    if (!ws)
+        return;
+    for (int s = 0; s < ws->ngpu && s < c->ngpu; s++)
+        if (ws->gpu[s].n > 0)
+            store_unpin(&c->gpu[s].tape.store, ws->gpu[s].first, ws->gpu[s].n);
+    if (ws->nhost > 0)
+        store_unpin(&c->host_tape.store, ws->host_first, ws->nhost);
+    free(ws);
+    w->samples = NULL;
 }

@@ -1,68 +1,80 @@
 /* tape.c — see tape.h. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tape.h"
 
-void tape_init(struct tape *t, size_t el)
+/* The store keeps every byte of a sample in 8-byte words after t, the
+ * padding included (zero: tapes_push clears a sample before filling it). */
+_Static_assert(sizeof(struct gpu_sample) % 8 == 0 && sizeof(struct gpu_sample) <= STORE_REC_MAX
+               && offsetof(struct gpu_sample, t) == 0, "a gpu_sample fits a sample_store");
+_Static_assert(sizeof(struct host_sample) % 8 == 0 && sizeof(struct host_sample) <= STORE_REC_MAX
+               && offsetof(struct host_sample, t) == 0, "a host_sample fits a sample_store");
+
+static void tape_init(struct tape *t, size_t el)
 {
     memset(t, 0, sizeof *t);
-    t->el = el;
+    store_init(&t->store, el);
+}
+
+void tape_init_gpu(struct tape *t)
+{
+    tape_init(t, sizeof(struct gpu_sample));
+}
+
+void tape_init_host(struct tape *t)
+{
+    tape_init(t, sizeof(struct host_sample));
 }
 
 void tape_free(struct tape *t)
 {
-    free(t->buf);
-    t->buf = NULL;
-    t->head = t->n = t->cap = 0;
+    store_free(&t->store);
+    t->first = t->n = t->cap = 0;
 }
 
 static int64_t time_at(const struct tape *t, long i)
 {
-    int64_t v;
-    memcpy(&v, t->buf + (size_t)i * t->el, sizeof v);
-    return v;
+    return store_time(&t->store, t->first + i);
 }
 
-int64_t tape_time_back(const struct tape *t, long keep_last)
+int64_t tape_last_time(const struct tape *t)
 {
-    if (t->n - t->head < keep_last || keep_last <= 0)
-        return INT64_MIN;
-    return time_at(t, t->n - keep_last);
+    return t->n > 0 ? t->last_t : INT64_MIN;
 }
 
+/* The drops and growth of the array the tape once was (a full array first
+ * dropped what no window could still need, then doubled when still over
+ * half full): kept as they were, since which samples are still there when
+ * a window's edges are resolved decides its range. */
 int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last)
 {
     if (t->n == t->cap) {
         /* drop what no window can still need, keeping one sample before keep_from_t */
-        long drop = t->head;
+        long drop = 0;
         long limit = t->n - keep_last;
-        while (drop + 1 < limit && time_at(t, drop + 1) <= keep_from_t)
-            drop++;
+        if (limit > 1)   /* drop + 1: the first of [1, limit) after keep_from_t, less one */
+            drop = store_first_over(&t->store, t->first + 1, t->first + limit, keep_from_t) - t->first - 1;
         if (drop > 0) {
-            memmove(t->buf, t->buf + (size_t)drop * t->el, (size_t)(t->n - drop) * t->el);
+            t->first += drop;
             t->n -= drop;
-            t->head = 0;
         }
-        if (t->cap == 0 || t->n * 2 > t->cap) {
-            long ncap = t->cap ? t->cap * 2 : 1024;
-            unsigned char *nb = realloc(t->buf, (size_t)ncap * t->el);
-            if (!nb)
-                return -1;
-            t->buf = nb;
-            t->cap = ncap;
-        }
+        if (t->cap == 0 || t->n * 2 > t->cap)
+            t->cap = t->cap ? t->cap * 2 : 1024;
     }
-    memcpy(t->buf + (size_t)t->n * t->el, e, t->el);
+    if (store_push(&t->store, e) != 0)
+        return -1;
+    memcpy(&t->last_t, e, sizeof t->last_t);
     t->n++;
-    return 0;
+    return store_trim(&t->store, t->first);
 }
 
-int tape_slice(const struct tape *t, int64_t t0, int64_t t1, void **out, long *n)
+void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long *n)
 {
-    *out = NULL;
+    *first = t->first;
     *n = 0;
-    long lo = t->head, hi = t->n;     /* first element with time > t0 */
+    long lo = 0, hi = t->n;     /* first element with time > t0 */
     while (lo < hi) {
         long mid = lo + (hi - lo) / 2;
         if (time_at(t, mid) <= t0)
@@ -70,30 +82,23 @@ int tape_slice(const struct tape *t, int64_t t0, int64_t t1, void **out, long *n
         else
             hi = mid;
     }
-    long first = lo > t->head ? lo - 1 : lo;
-    long last = lo;
-    while (last < t->n && time_at(t, last) < t1)
-        last++;
+    long lo_first = lo > 0 ? lo - 1 : lo;
+    long last = lo;      /* the first at or after t1 */
+    if (last < t->n)
+        last = t1 == INT64_MIN ? last
+               : store_first_over(&t->store, t->first + last, t->first + t->n, t1 - 1) - t->first;
     if (last == t->n)
         last--;
-    if (first > last || first >= t->n)
-        return 0;
-    long cnt = last - first + 1;
-    void *copy = malloc((size_t)cnt * t->el);
-    if (!copy)
-        return -1;
-    memcpy(copy, t->buf + (size_t)first * t->el, (size_t)cnt * t->el);
-    *out = copy;
-    *n = cnt;
-    return 0;
+    if (lo_first > last || lo_first >= t->n)
+        return;
+    *first = t->first + lo_first;
+    *n = last - lo_first + 1;
 }
 
-void window_tape_free(struct window_tape *wt)
+void tape_scratch_free(struct tape_scratch *sc)
 {
-    if (!wt)
-        return;
-    for (int i = 0; i < wt->ngpu; i++)
-        free(wt->gpu[i]);
-    free(wt->host);
-    free(wt);
+    for (int k = 0; k < TAPE_MAX_GPUS; k++)
+        free(sc->gpu[k]);
+    free(sc->host);
+    memset(sc, 0, sizeof *sc);
 }

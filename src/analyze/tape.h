@@ -1,6 +1,6 @@
 /*
- * tape.h — the recent samples of one stream (a GPU, or the host) in compact
- * form, and the copy of them that a window keeps until its breakdown is made.
+ * tape.h — the recent samples of one stream (a GPU, or the host), and the
+ * index ranges into them that a window keeps until its breakdown is made.
  *
  * Owns: what breakdown.c needs per sample and nothing more. The integrators
  * keep cumulative values for exact energy; the breakdown needs the readings
@@ -9,8 +9,10 @@
  * instant by instant against levels that are known only at the end of the
  * trace. A tape keeps at least the last ring_samples samples (as far back as
  * a late mark can reach) and everything since the oldest open window's
- * start; when a window's edges are resolved, its samples plus one on each
- * side are copied into its window_tape.
+ * start; when a window's edges are resolved, the range of its samples plus
+ * one on each side is noted in its window_samples, and the stream's
+ * sample_store keeps them (once, however many windows share them) until
+ * the window's breakdown decodes them into a window_tape.
  */
 #ifndef FLINCH_TAPE_H
 #define FLINCH_TAPE_H
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "sample_store.h"
 #include "trace_limits.h"
 
 #define TAPE_MAX_GPUS TRACE_MAX_GPUS   /* one limit: trace_limits.h */
@@ -45,25 +48,28 @@ struct host_sample {
     short top_thread;          /* index into the analysis' thread names, -1 if none */
 };
 
-/* Elements [head, n) of buf are live; every element starts with its int64_t t. */
+/* The samples a window edge can still reach: [first, first + n) of the
+ * stream's samples, held in store with those that windows captured still
+ * need. n and cap follow the growth and trimming rules of the array these
+ * samples once had to themselves (tape_push), because a window's range
+ * depends on which samples were still there when its edges were resolved. */
 struct tape {
-    unsigned char *buf;
-    size_t el;
-    long head, n, cap;
+    struct sample_store store;
+    long first, n, cap;
+    int64_t last_t;                    /* the last element's time */
 };
 
-void tape_init(struct tape *t, size_t el);
+void tape_init_gpu(struct tape *t);     /* struct gpu_sample */
+void tape_init_host(struct tape *t);    /* struct host_sample */
 void tape_free(struct tape *t);
 /* Appends a copy of *e. When full, first drops the elements before
  * keep_from_t (keeping at least keep_last). -1 when out of memory. */
 int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last);
-/* Time of the element keep_last from the end (the oldest a late mark can
- * still reach), INT64_MIN when the tape holds fewer. */
-int64_t tape_time_back(const struct tape *t, long keep_last);
-/* A malloc'ed copy of the elements from the last one at or before t0 to the
- * first one at or after t1 (as many as there are). *n = 0 and NULL when
- * none; -1 when out of memory. */
-int tape_slice(const struct tape *t, int64_t t0, int64_t t1, void **out, long *n);
+/* The time of the last element; INT64_MIN when none. */
+int64_t tape_last_time(const struct tape *t);
+/* The range from the last element at or before t0 to the first one at or
+ * after t1 (as many as there are); *n = 0 when none. */
+void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long *n);
 
 /* Medium readings a recorder (an older one, or utilization today) reads
  * on every row rather than every ~50 ms. */
@@ -73,6 +79,8 @@ int tape_slice(const struct tape *t, int64_t t0, int64_t t1, void **out, long *n
 #define EVERY_TICK_REASONS 0x2
 #define EVERY_TICK_CLOCK 0x4
 
+/* What breakdown.c reads: the window's samples, decoded just before its
+ * breakdown into the analysis' scratch arrays (analysis_tape.c). */
 struct window_tape {
     int ngpu;
     int gpu_id[TAPE_MAX_GPUS];
@@ -84,6 +92,29 @@ struct window_tape {
     long nhost;
 };
 
-void window_tape_free(struct window_tape *wt);
+/* What a window keeps until its breakdown: where its samples lie in the
+ * stream tapes (each range pins its store, sample_store.h), one entry per
+ * GPU stream of the trace when its edges were resolved. */
+struct window_sample_range {
+    int gpu_id;
+    int medium_every_tick;                 /* as it stood then */
+    long first, n;
+};
+struct window_samples {
+    long host_first, nhost;
+    int ngpu;
+    struct window_sample_range gpu[];
+};
+
+/* The decode buffers for one window at a time, reused. */
+struct tape_scratch {
+    struct window_tape wt;
+    struct gpu_sample *gpu[TAPE_MAX_GPUS];
+    long cap_gpu[TAPE_MAX_GPUS];
+    struct host_sample *host;
+    long cap_host;
+};
+
+void tape_scratch_free(struct tape_scratch *sc);
 
 #endif

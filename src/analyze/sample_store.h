@@ -1,0 +1,86 @@
+/*
+ * sample_store.h — one stream's samples (a struct gpu_sample or struct
+ * host_sample per row, tape.h), held once for the stream's tape and for
+ * every window whose breakdown is still to be made, packed once only
+ * windows still need them.
+ *
+ * Owns: the blocks of samples, their packed form and the pins on them.
+ *
+ * Why: a window's breakdown can only be made at the end of the trace (it
+ * needs the idle and busy levels learned over all of it), so its samples
+ * must be kept until then. Copying them per window covered the trace 1.2
+ * times over with a window every second. Here every sample is held once,
+ * however many windows reach it: a window keeps only an index range
+ * (tape.h) and pins the blocks it covers, and its samples are decoded into
+ * the usual structs just before its breakdown.
+ *
+ * Samples go in blocks of STORE_BLOCK, each its own allocation, so that a
+ * block goes as soon as neither the tape (the samples from keep_from on,
+ * store_trim) nor a window's pin holds it: a window early in a long trace
+ * keeps its own blocks, not all those after it. While the tape holds a
+ * block it is kept as pushed (a copy per sample, the cheapest thing for a
+ * trace with few windows); when it leaves the tape still pinned, it is
+ * packed: the times whole (one int64_t a sample, for searches by time) and
+ * per sample a flags byte (a bit per 8 bytes of the record after t) then
+ * the 8-byte words that differ from the previous sample's, bit for bit
+ * (NaN payloads, -0.0, infinities and the padding come back as pushed).
+ * Most words repeat from row to row (utilization and clock change every
+ * ~50 ms, GPM is NaN on most rows, the host's cells repeat on every GPU's
+ * row), so a GPU sample takes ~25 bytes for 72. The first sample of a
+ * block is compared with all-zero bytes, so a block decodes on its own.
+ */
+#ifndef FLINCH_SAMPLE_STORE_H
+#define FLINCH_SAMPLE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_BLOCK 64           /* samples per block */
+#define STORE_REC_MAX 128        /* the largest record a store takes (a multiple of 8) */
+
+/* STORE_BLOCK samples: block `num` holds samples num * STORE_BLOCK + [0, STORE_BLOCK). */
+struct store_block {
+    long num;
+    long pins;                         /* windows whose range covers it */
+    int packed;
+    size_t nbytes;                     /* of data */
+    unsigned char data[];              /* as pushed: STORE_BLOCK records; packed: int64_t
+                                          t[STORE_BLOCK], then the encoded samples */
+};
+
+#define STORE_SPARE 4                  /* blocks kept for reuse */
+
+/* Sample indices count the stream's samples from its first one. */
+struct sample_store {
+    size_t rec;                        /* sizeof the record: a multiple of 8, starting with int64_t t */
+    long end;                          /* samples pushed */
+    long trim_block;                   /* blocks before it are held only while pinned */
+    long *num;                         /* held blocks, ascending by number, and their numbers; */
+    struct store_block **blk;          /* NULL where let go (until the arrays are compacted) */
+    long nblk, cap_blk, nfreed;
+    struct store_block *spare[STORE_SPARE];  /* unpacked blocks to reuse */
+    int nspare;
+};
+
+void store_init(struct sample_store *s, size_t rec);
+void store_free(struct sample_store *s);
+/* Appends a copy of *rec as sample `end`; 0, or -1 when out of memory. */
+int store_push(struct sample_store *s, const void *rec);
+/* The time of sample i (held). */
+int64_t store_time(const struct sample_store *s, long i);
+/* The first sample i in [from, to) (all held) whose time is over t; to
+ * when none. A walk, not a search: times need not be in order. */
+long store_first_over(const struct sample_store *s, long from, long to, int64_t t);
+/* Samples [first, first + n) (all held) into out[0 .. n), byte for byte as
+ * pushed. */
+void store_decode(const struct sample_store *s, long first, long n, void *out);
+/* A window will read samples [first, first + n) (held, n > 0): they stay
+ * held until the matching store_unpin. */
+void store_pin(struct sample_store *s, long first, long n);
+void store_unpin(struct sample_store *s, long first, long n);
+/* Lets go of the blocks wholly before sample keep_from that no pin holds
+ * and packs those a pin holds (keep_from never moves back); 0, or -1 when
+ * out of memory. */
+int store_trim(struct sample_store *s, long keep_from);
+
+#endif
