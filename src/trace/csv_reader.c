@@ -236,25 +236,41 @@ static size_t record_end(const struct csv_reader *r, size_t limit, int *quoted, 
  * for the last few bytes, so that loop tests one byte per step; it is the
  * last field's terminating NUL afterwards either way. Words never reach
  * past e, and a field's NUL is written only where the word was already
- * read. */
+ * read. The field arrays and their count are kept in locals: the NUL
+ * written through a char pointer may alias anything in memory, which
+ * would reload them for every field; room for a word's eight fields is
+ * made before it. */
 static int split_plain(struct csv_reader *r, char *s, char *e)
 {
     char *p = s;
     *e = ',';
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t ones = UINT64_C(0x0101010101010101), low7 = ones * 0x7f;
+    char **field = r->field;
+    size_t *field_len = r->field_len;
+    int nf = 0, max = r->max_fields;
     for (; e - p >= 8; p += 8) {
         uint64_t x;
         memcpy(&x, p, sizeof x);
         uint64_t t = x ^ (ones * ',');
         uint64_t m = ~(((t & low7) + low7) | t) & (ones * 0x80);
+        if (m && nf > max - 8) {
+            r->nfields = nf;
+            if (grow_fields(r) != 0)
+                return -1;
+            field = r->field;
+            field_len = r->field_len;
+            max = r->max_fields;
+        }
         for (; m; m &= m - 1) {
             char *c = p + (__builtin_ctzll(m) >> 3);
-            if (add_field(r, s, (size_t)(c - s)) != 0)
-                return -1;
+            field[nf] = s;
+            field_len[nf++] = (size_t)(c - s);
+            *c = '\0';
             s = c + 1;
         }
     }
+    r->nfields = nf;
 #endif
     for (;; p++) {
         if (*p == ',') {
