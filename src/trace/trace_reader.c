@@ -118,9 +118,12 @@ static int open_header(struct trace_reader *tr, const char *path)
                         quote_cell(tr->csv.field[0], head, sizeof head));
         }
     }
+    /* t_mono_ns and t_wall_ns are read as integers (trace_reader_next),
+     * their doubles taken from those */
     for (int c = 0; c < COL_COUNT; c++)
         if (tr->col[c] >= 0 && c != COL_ROW_TYPE && c != COL_LABEL && c != COL_PROC_STATE &&
-            c != COL_MARK_ATTRS && c != COL_PROC_TOP_THREAD)
+            c != COL_MARK_ATTRS && c != COL_PROC_TOP_THREAD && c != COL_T_MONO_NS &&
+            c != COL_T_WALL_NS)
             tr->num_col[tr->n_num++] = (unsigned char)c;
     return 0;
 }
@@ -361,6 +364,15 @@ int trace_reader_next(struct trace_reader *tr, struct trace_row *row)
     row->clock_event_reasons = 0;
     if (parse_cells(tr, row) != 0)
         return -1;
+    /* the times' doubles: what reading their text as a double gave (the
+     * same integer, rounded the same way; "-0", the one negative text
+     * in range, is -0.0) */
+    i = tr->col[COL_T_MONO_NS];
+    row->v[COL_T_MONO_NS] = csv->field[i][0] == '-' ? -(double)row->t_mono_ns : (double)row->t_mono_ns;
+    i = tr->col[COL_T_WALL_NS];
+    if (row->has_wall)
+        row->v[COL_T_WALL_NS] = csv->field[i][0] == '-' ? -(double)row->t_wall_ns
+                                                        : (double)row->t_wall_ns;
     row->gpu = 0;
     if (tr->col[COL_GPU_INDEX] >= 0) {
         double g = row->v[COL_GPU_INDEX];

@@ -94,7 +94,8 @@ struct trace_reader {
     int truncated_last_line;       /* set when a truncated last line was skipped */
     /* private */
     struct csv_reader csv;
-    int n_num;                     /* numeric fixed columns present, in enum order */
+    int n_num;                     /* numeric fixed columns present, in enum order, but the
+                                      times (read as integers) */
     unsigned char num_col[COL_COUNT]; /* their enum trace_column values */
     int64_t *last_sample_ns;       /* per GPU index: time order check */
     int last_sample_cap;

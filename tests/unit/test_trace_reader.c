@@ -167,6 +167,30 @@ static void test_parse_double(void)
     }
 }
 
+/* The times' doubles come from their integers: the same value as their
+ * text read as a double, -0.0 for "-0" included. */
+static void test_time_doubles(void)
+{
+    write_file(ORIG "-0,-0,SAMPLE,,1,1,1,1,1,1\n"
+                    "0000000000000000123,4611686018427387903,SAMPLE,,1,1,1,1,1,1\n"
+                    "4611686018427387903,9007199254740993,SAMPLE,,1,1,1,1,1,1\n");
+    struct trace_reader tr;
+    CHECK(trace_reader_open(&tr, path) == 0);
+    struct trace_row row;
+    CHECK(trace_reader_next(&tr, &row) == 1);
+    CHECK(row.t_mono_ns == 0 && row.v[COL_T_MONO_NS] == 0 && signbit(row.v[COL_T_MONO_NS]));
+    CHECK(row.has_wall && row.v[COL_T_WALL_NS] == 0 && signbit(row.v[COL_T_WALL_NS]));
+    double want;
+    CHECK(trace_parse_double("4611686018427387903", 19, &want) == 0);
+    CHECK(trace_reader_next(&tr, &row) == 1);
+    CHECK(row.v[COL_T_MONO_NS] == 123 && row.v[COL_T_WALL_NS] == want);
+    CHECK(trace_reader_next(&tr, &row) == 1);
+    CHECK(trace_parse_double("9007199254740993", 16, &want) == 0);
+    CHECK(row.v[COL_T_WALL_NS] == want && row.v[COL_T_WALL_NS] == 9007199254740992.0);
+    CHECK(trace_reader_next(&tr, &row) == 0);
+    trace_reader_close(&tr);
+}
+
 int main(void)
 {
     run_test("trace reader: original ten-column rows", test_original_rows);
@@ -174,6 +198,7 @@ int main(void)
     run_test("trace reader: error messages name file, line, column", test_errors);
     run_test("trace reader: truncated last line skipped", test_truncated_last_line);
     run_test("trace_parse_double matches strtod", test_parse_double);
+    run_test("trace reader: the times' doubles", test_time_doubles);
     unlink(path);
     return check_exit_status();
 }
