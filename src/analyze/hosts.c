@@ -162,6 +162,10 @@ static int measure_read(struct host_trace *h, long max_rows, struct host_measure
         snprintf(err, errlen, "%s", tr.error);
         return -1;
     }
+    /* the times, the row types and labels only: every other cell is still
+     * checked (this pass vouches for the trace before export writes to a
+     * pipe), not converted */
+    trace_reader_want(&tr, TRACE_WANT(COL_T_MONO_NS) | TRACE_WANT(COL_T_WALL_NS));
     if (host_measure_begin(h, m) != 0) {
         trace_reader_close(&tr);
         snprintf(err, errlen, "out of memory");

@@ -100,7 +100,7 @@ int csv_open(struct csv_reader *r, const char *path)
         return -1;
     r->cap = CSV_BUF_INIT;
     r->max_fields = 64;
-    r->buf = malloc(r->cap + 1);
+    r->buf = malloc(r->cap + 1 + CSV_FIELD_SLACK);
     r->field = malloc(sizeof *r->field * (size_t)r->max_fields);
     r->field_len = malloc(sizeof *r->field_len * (size_t)r->max_fields);
     if (!r->buf || !r->field || !r->field_len) {
@@ -135,7 +135,7 @@ static long fill(struct csv_reader *r)
         r->pos = 0;
     }
     if (r->end == r->cap) {
-        char *nb = realloc(r->buf, r->cap * 2 + 1);
+        char *nb = realloc(r->buf, r->cap * 2 + 1 + CSV_FIELD_SLACK);
         if (!nb) {
             errno = ENOMEM;
             return -1;
@@ -152,6 +152,7 @@ static long fill(struct csv_reader *r)
         if (n == 0)
             r->eof = 1;
         r->end += (size_t)n;
+        memset(r->buf + r->end, 0, CSV_FIELD_SLACK);   /* defined bytes past the data */
         return n;
     }
 }

@@ -25,6 +25,12 @@
 #define CSV_RECORD_MAX (1L << 20)
 #endif
 
+/* The CSV_FIELD_SLACK bytes from a field's start are always readable
+ * (the buffer is padded past its data), so a caller may load a field a
+ * word at a time; the bytes past its NUL are unspecified (the next
+ * fields, or stale data). */
+#define CSV_FIELD_SLACK 16
+
 enum csv_error { CSV_ERR_NONE, CSV_ERR_IO, CSV_ERR_ROW_TOO_LONG };
 
 struct csv_reader {

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A whole decimal int64 of at most 19 digits, optionally negative; 0 or -1. */
 int trace_parse_int64(const char *s, size_t len, int64_t *out);
@@ -54,6 +55,56 @@ static inline int trace_number_fast(const char *s, size_t len, double *out)
         return 1;
     *out = neg ? -v : v;
     return 0;
+}
+
+/* A cell read a word (8 bytes) at a time: S must have 16 readable bytes
+ * past its start whatever N is (a CSV field has: CSV_FIELD_SLACK); lanes
+ * past N are masked off. A byte b is a digit when t = b ^ '0' is below 10,
+ * which (t & 0x7f) + 0x76 | t leaves without its high bit, and '.' when
+ * b ^ '.' is 0 (the comma test of csv_reader.c's split_plain); no carry
+ * crosses a byte. Where the byte order does not allow it, nothing is
+ * vouched for and the caller reads the cell the usual way. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TRACE_NUMBER_WORDS 1
+/* The high bit of each of the first N (1..8) bytes at S that is not a
+ * digit; *DOT: those that are '.'. */
+static inline uint64_t trace_word_classes(const char *s, size_t n, uint64_t *dot)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), low7 = ones * 0x7f, high = ones * 0x80;
+    uint64_t x;
+    memcpy(&x, s, sizeof x);
+    uint64_t in = high >> (64 - 8 * n);
+    uint64_t t = x ^ (ones * '0'), u = x ^ (ones * '.');
+    *dot = ~(((u & low7) + low7) | u) & in;
+    return (((t & low7) + ones * (0x80 - 10)) | t) & in;
+}
+#endif
+
+/* Whether a cell outside the reader's column mask surely reads as a number
+ * within its column's range, without converting it: 1 to 16 bytes, all
+ * digits but at most one '.', at most MAX_INT digits before the '.' (so
+ * below 10^MAX_INT, which the caller's range holds; no sign, so >= 0).
+ * Those are cells trace_number_fast takes; 0 leaves the cell to the
+ * usual read. Two words at most. */
+static inline int trace_number_plain(const char *s, size_t n, int max_int)
+{
+#ifdef TRACE_NUMBER_WORDS
+    uint64_t dot, dot2 = 0, not_digit, not_digit2 = 0;
+    if (n > 16 || n == 0)
+        return 0;
+    not_digit = trace_word_classes(s, n < 8 ? n : 8, &dot);
+    if (n > 8)
+        not_digit2 = trace_word_classes(s + 8, n - 8, &dot2);
+    if ((not_digit & ~dot) | (not_digit2 & ~dot2) || (dot & (dot - 1)) || (dot2 & (dot2 - 1)) ||
+        (dot && dot2) || (n == 1 && dot))
+        return 0;
+    size_t int_digits = dot ? (size_t)__builtin_ctzll(dot) >> 3
+                            : dot2 ? 8 + ((size_t)__builtin_ctzll(dot2) >> 3) : n;
+    return (long)int_digits <= max_int;
+#else
+    (void)s, (void)n, (void)max_int;
+    return 0;
+#endif
 }
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,36 @@ static int open_header(struct trace_reader *tr, const char *path)
             c != COL_MARK_ATTRS && c != COL_PROC_TOP_THREAD && c != COL_T_MONO_NS &&
             c != COL_T_WALL_NS)
             tr->num_col[tr->n_num++] = (unsigned char)c;
+    trace_reader_want(tr, TRACE_WANT_ALL);
     return 0;
+}
+
+/* The integer digits a cell of column C may have and still lie in C's
+ * range whatever follows them: D with 10^D <= hi (the range's low end is
+ * 0 or below, and a cell without a sign is >= 0); 16 (the most a plain
+ * cell has) without a range; -2 (never) for a range above 0. */
+static signed char plain_digits(enum trace_column c)
+{
+    struct trace_column_range r = trace_column_ranges[c];
+    if (!(r.hi > r.lo))
+        return 16;
+    if (r.lo > 0)
+        return -2;
+    signed char d = 0;
+    for (double p = 10; d < 16 && p <= r.hi; p *= 10)
+        d++;
+    return d;
+}
+
+void trace_reader_want(struct trace_reader *tr, uint64_t columns)
+{
+    for (int k = 0; k < tr->n_num; k++) {
+        int c = tr->num_col[k];
+        /* gpu_index: the reader's own (row->gpu, the time order) */
+        int wanted = (columns & TRACE_WANT(c)) || c == COL_GPU_INDEX;
+        tr->num_digits[k] = wanted ? -1 : plain_digits((enum trace_column)c);
+    }
+    tr->rapl_wanted = (columns & TRACE_WANT_RAPL) != 0;
 }
 
 void trace_reader_close(struct trace_reader *tr)
@@ -249,7 +279,10 @@ static inline int number_in_range(const char *s, size_t n, struct trace_column_r
 /* Every row reads all its numeric cells (an invalid cell is an error
  * wherever it is), so this loop is most of the reader's time: it walks
  * the numeric columns the header has (tr->num_col, in enum order, so the
- * first bad cell reported is the same) and reads the usual cells inline. */
+ * first bad cell reported is the same) and reads the usual cells inline.
+ * A cell of a column outside the mask (trace_reader_want) is read the
+ * same way into a value that is dropped, unless trace_number_plain vouches for
+ * it: the same cells fail, with the same messages. */
 static int parse_cells(struct trace_reader *tr, struct trace_row *row)
 {
     struct csv_reader *csv = &tr->csv;
@@ -263,29 +296,36 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
         size_t n = csv->field_len[i];
         if (n == 0)
             continue;
+        int wanted = tr->num_digits[k] == -1;
+        double dropped, *out = wanted ? &row->v[c] : &dropped;
         if (c == COL_GPU_CLOCK_EVENT_REASONS) {
             unsigned long long bits;
             if (trace_parse_reasons(s, n, &bits) != 0)
                 return fail(tr, row->line, "column gpu_clock_event_reasons: not a bitmask: '%s'%s",
                             quote_cell(s, cellbuf, sizeof cellbuf), "");
-            row->clock_event_reasons = bits;
-            row->v[c] = (double)bits;
-        } else if (!number_in_range(s, n, trace_column_ranges[c], &row->v[c]) &&
+            if (wanted) {
+                row->clock_event_reasons = bits;
+                row->v[c] = (double)bits;
+            }
+        } else if (!(!wanted && trace_number_plain(s, n, tr->num_digits[k])) &&
+                   !number_in_range(s, n, trace_column_ranges[c], out) &&
                    parse_number_careful(tr, row->line, trace_column_names[c], s, n,
-                                        trace_column_ranges[c], &row->v[c]) != 0) {
+                                        trace_column_ranges[c], out) != 0) {
             return -1;
         }
     }
     static const struct trace_column_range rapl_range = { 0, TRACE_COUNTER_MAX };
     for (int k = 0; k < tr->n_rapl; k++) {
         int i = tr->rapl_col[k];
+        double dropped, *out = tr->rapl_wanted ? &row->rapl_cum_uj[k] : &dropped;
         row->rapl_cum_uj[k] = NAN;
         if (csv->field_len[i] &&
-            !number_in_range(csv->field[i], csv->field_len[i], rapl_range, &row->rapl_cum_uj[k])) {
+            !(!tr->rapl_wanted && trace_number_plain(csv->field[i], csv->field_len[i], 15)) &&
+            !number_in_range(csv->field[i], csv->field_len[i], rapl_range, out)) {
             char name[80];
             snprintf(name, sizeof name, "%s%s", tr->rapl_prefix[k], tr->rapl_domain[k]);
             if (parse_number_careful(tr, row->line, name, csv->field[i], csv->field_len[i],
-                                     rapl_range, &row->rapl_cum_uj[k]) != 0)
+                                     rapl_range, out) != 0)
                 return -1;
         }
     }

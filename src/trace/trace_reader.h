@@ -55,8 +55,9 @@ struct trace_row {
      * before it, so every reader sees one increasing timeline. */
     int recording;
     int starts_recording;
-    /* Every numeric fixed column as a double, NAN when the cell is empty or
-     * the file lacks the column. Indexed by enum trace_column; t_mono_ns and
+    /* Every numeric fixed column as a double, NAN when the cell is empty,
+     * the file lacks the column or the column mask leaves it out
+     * (trace_reader_want). Indexed by enum trace_column; t_mono_ns and
      * t_wall_ns are also here (as doubles), row_type/label/proc_state/proc_top_thread are NAN. */
     double v[COL_COUNT];
     uint64_t clock_event_reasons;  /* exact bitmask; valid when !isnan(v[COL_GPU_CLOCK_EVENT_REASONS]) */
@@ -97,12 +98,43 @@ struct trace_reader {
     int n_num;                     /* numeric fixed columns present, in enum order, but the
                                       times (read as integers) */
     unsigned char num_col[COL_COUNT]; /* their enum trace_column values */
+    signed char num_digits[COL_COUNT]; /* per num_col: -1 wanted; else the integer digits of
+                                          a cell sure to lie in its column's range */
+    int rapl_wanted;
     int64_t *last_sample_ns;       /* per GPU index: time order check */
     int last_sample_cap;
 };
 
 /* Opens PATH and validates its header. 0, or -1 with tr->error set. */
 int trace_reader_open(struct trace_reader *tr, const char *path);
+
+/* The column mask: which numeric columns a caller uses, for a pass that
+ * needs few of them (a clock measure needs the times only). Bit
+ * TRACE_WANT(c) for each enum trace_column c, TRACE_WANT_RAPL for every
+ * rapl_cum_uj column; TRACE_WANT_ALL, the default, reads every cell.
+ * Set it after trace_reader_open, before the first row.
+ *
+ * A numeric cell outside the mask is not converted: row->v[c] stays NAN
+ * (row->rapl_cum_uj[k] too, row->clock_event_reasons 0) whatever the
+ * cell holds. It is still checked, in the same order as every other cell:
+ * a row that an unmasked read rejects is rejected with the same message,
+ * so a masked pass reports exactly what a full pass would, and a pass
+ * that must vouch for the whole trace (export's measure before a pipe
+ * gets anything) can be masked. The usual cell ("612.345", "98") is only
+ * scanned for its digits, a word at a time; anything else is read as an
+ * unmasked read does, and its value dropped.
+ *
+ * Read whatever the mask says: row_type, label, t_mono_ns and t_wall_ns
+ * (their v[] too), gpu_index (row->gpu and v[], and the time-order check
+ * per GPU), the mark_attrs
+ * of a MARK row, and the text columns proc_state and proc_top_thread.
+ * (Every cell being checked, the scanner still splits the whole row: a
+ * pass allowed to skip the check of a row's last cells would stop there,
+ * but no pass is: each either vouches for the trace or reads every column.) */
+#define TRACE_WANT(c) (UINT64_C(1) << (c))
+#define TRACE_WANT_RAPL (UINT64_C(1) << 63)
+#define TRACE_WANT_ALL (~UINT64_C(0))
+void trace_reader_want(struct trace_reader *tr, uint64_t columns);
 /* Next row: 1, 0 at end of file, -1 with tr->error set (malformed row,
  * SAMPLE rows of one GPU going back in time, read error). */
 int trace_reader_next(struct trace_reader *tr, struct trace_row *row);

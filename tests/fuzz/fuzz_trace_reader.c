@@ -20,6 +20,10 @@
  *    (trace_column_ranges), t_mono_ns within 0..TRACE_NS_MAX;
  *  - both ways of reading give the same rows and the same outcome (a row
  *    over the cap, -DCSV_RECORD_MAX=1024 here, is the same error either way);
+ *  - a read with a column mask (trace_reader_want: the times only, as the
+ *    clock measure reads) gives the same rows, values of the columns it
+ *    wants and outcome, the same error message included, and NAN in the
+ *    columns it does not;
  *  - trace_parse_double, when it accepts text, gives exactly strtod's
  *    double (the "correctly rounded" claim), and never accepts text that
  *    strtod would not consume whole.
@@ -88,6 +92,17 @@ static void check_error(const struct trace_reader *tr, const char *path, uint64_
     mix(h, rest, strlen(rest));
 }
 
+/* The column mask of a read (trace_reader_want), and the columns its
+ * digest covers: the masked read and an unmasked one must agree there. */
+static uint64_t want_columns = TRACE_WANT_ALL, digest_columns = TRACE_WANT_ALL;
+#define MEASURE_COLUMNS (TRACE_WANT(COL_T_MONO_NS) | TRACE_WANT(COL_T_WALL_NS))
+
+/* Whether the reader returns column C whatever the mask. */
+static int always_read(int c)
+{
+    return c == COL_T_MONO_NS || c == COL_T_WALL_NS || c == COL_GPU_INDEX;
+}
+
 /* Reads the trace at path to the end; returns a digest of what came out. */
 static uint64_t read_all(const char *path)
 {
@@ -98,6 +113,7 @@ static uint64_t read_all(const char *path)
         trace_reader_close(&tr);
         return h;
     }
+    trace_reader_want(&tr, want_columns);
     mix(&h, &tr.ncols, sizeof tr.ncols);
     struct trace_row row;
     long last_line = 1;
@@ -125,7 +141,9 @@ static uint64_t read_all(const char *path)
         mix(&h, &row.gpu, sizeof row.gpu);
         mix(&h, row.label, llen + 1);
         for (int c = 0; c < COL_COUNT; c++) {
-            if (isnan(row.v[c]))
+            if (!(want_columns & TRACE_WANT(c)) && !always_read(c) && !isnan(row.v[c]))
+                abort();                        /* a column the mask leaves out */
+            if (isnan(row.v[c]) || (!(digest_columns & TRACE_WANT(c)) && !always_read(c)))
                 continue;
             /* every accepted number finite and within its column's range */
             const struct trace_column_range *rg = &trace_column_ranges[c];
@@ -245,5 +263,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t piped = read_through_pipe(data, size);
     if (whole != piped)
         abort();                                /* streaming changed the result */
+    digest_columns = MEASURE_COLUMNS;
+    uint64_t unmasked = read_from_memfd(data, size);
+    want_columns = MEASURE_COLUMNS;
+    uint64_t masked = read_from_memfd(data, size);
+    want_columns = digest_columns = TRACE_WANT_ALL;
+    if (masked != unmasked)
+        abort();                                /* the mask changed a row or the outcome */
     return 0;
 }

@@ -7,6 +7,9 @@
  * stray bytes). ref_parse_double below is trace_parse_double as it was
  * (commit 8d601c0), kept here as the reference; ref_parse_int64 the same
  * for the timestamps' trace_parse_int64 (eight digits at a time now).
+ * trace_number_plain (the column mask's check, a word at a time) must only
+ * vouch for strings the old parser reads as a number in the range asked;
+ * it reads each from a copy followed by digits and dots it must not take.
  */
 #include <math.h>
 #include <stdint.h>
@@ -141,6 +144,34 @@ static int new_parse(const char *s, size_t len, double *out)
     return trace_parse_double(s, len, out);
 }
 
+/* S copied to PAD, followed by bytes a word read must mask off: digits,
+ * dots and signs, which would change the answer if they were taken. */
+static const char *padded(const char *s, size_t n, char *pad, size_t cap)
+{
+    static const char junk[] = "9.9-5.0+71.3..8";
+    memcpy(pad, s, n);
+    for (size_t i = n; i < cap; i++)
+        pad[i] = junk[(i - n) % (sizeof junk - 1)];
+    return pad;
+}
+
+static long plain_wrong;
+
+/* A cell trace_number_plain vouches for with MAX_INT digits reads, with
+ * the old parser, as a number in 0 .. 10^MAX_INT. */
+static void plain_holds(const char *pad, size_t n, const char *s)
+{
+    static const int max_int[] = { 0, 2, 5, 15, 16 };
+    for (size_t k = 0; k < sizeof max_int / sizeof max_int[0]; k++) {
+        double v;
+        if (trace_number_plain(pad, n, max_int[k]) &&
+            (ref_parse_double(s, n, &v) != 0 || !(v >= 0 && v <= pow(10, max_int[k]))) &&
+            plain_wrong++ < 10)
+            fprintf(stderr, "  '%s': plain with %d integer digits, but reads %.17g\n", s,
+                    max_int[k], v);
+    }
+}
+
 static long mismatches;
 
 /* Compares both on S (NUL-terminated, as the reader's cells are); on a
@@ -148,6 +179,9 @@ static long mismatches;
 static void same(const char *s)
 {
     size_t n = strlen(s);
+    char pad[96];
+    padded(s, n, pad, sizeof pad);
+    plain_holds(pad, n, s);
     double a = 12345.0, b = 12345.0;
     int ra = ref_parse_double(s, n, &a), rb = new_parse(s, n, &b);
     int ok = ra == rb && (ra != 0 || memcmp(&a, &b, sizeof a) == 0);
@@ -178,7 +212,7 @@ static void test_edge_cases(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         same(cases[i]);
-    CHECK(mismatches == 0);
+    CHECK(mismatches == 0 && plain_wrong == 0);
 }
 
 static uint64_t rng = 88172645463325252u;
@@ -188,6 +222,29 @@ static unsigned next(unsigned n)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (unsigned)(rng % n);
+}
+
+/* Cells of 1 to 17 bytes over digits and '.', the shapes
+ * trace_number_plain looks at, with the digits varied. */
+static void test_plain_shapes(void)
+{
+    static const char digits[] = "0123456789";
+    char s[32];
+    long vouched = 0;
+    for (size_t n = 1; n <= 17; n++)
+        for (unsigned k = 0; k < 10000; k++) {
+            unsigned dots = next(3);           /* 0, 1 or 2 dots */
+            for (size_t i = 0; i < n; i++)
+                s[i] = digits[next(10)];
+            for (unsigned d = 0; d < dots; d++)
+                s[next((unsigned)n)] = '.';
+            s[n] = '\0';
+            char pad[48];
+            vouched += trace_number_plain(padded(s, n, pad, sizeof pad), n, 16);
+            same(s);
+        }
+    CHECK(mismatches == 0 && plain_wrong == 0);
+    CHECK(vouched > 50000);                    /* the check said yes often */
 }
 
 /* Decimal-shaped strings: sign, 0-25 digits (leading zeros often), a dot
@@ -221,7 +278,7 @@ static void test_generated_decimals(void)
         s[n] = '\0';
         same(s);
     }
-    CHECK(mismatches == 0);
+    CHECK(mismatches == 0 && plain_wrong == 0);
 }
 
 /* Anything: short strings over digits, signs, dots, exponent letters, the
@@ -237,7 +294,7 @@ static void test_generated_noise(void)
         s[n] = '\0';
         same(s);
     }
-    CHECK(mismatches == 0);
+    CHECK(mismatches == 0 && plain_wrong == 0);
 }
 
 /* trace_parse_int64 as it was (commit 8d601c0). */
@@ -303,6 +360,7 @@ static void test_generated_int64(void)
 int main(void)
 {
     run_test("edge cases: before and now, bit for bit", test_edge_cases);
+    run_test("170,000 cells of digits and dots: trace_number_plain", test_plain_shapes);
     run_test("1,000,000 generated decimals: before and now, and strtod", test_generated_decimals);
     run_test("1,000,000 generated strings over number bytes", test_generated_noise);
     run_test("trace_parse_int64: 1,000,000 generated integers, before and now", test_generated_int64);
