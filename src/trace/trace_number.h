@@ -80,6 +80,33 @@ static inline uint64_t trace_word_classes(const char *s, size_t n, uint64_t *dot
 }
 #endif
 
+/* Whether a gpu_clock_event_reasons cell outside the reader's column mask
+ * surely reads as a bitmask, without converting it: the recorder's own
+ * "0x%016llx", 16 digits 0-9 a-f after "0x" (trace_parse_reasons takes
+ * it); 0 leaves the cell to the usual read. A byte b of a word is 0-9 as
+ * above, and a-f when u = b ^ 0x60 is 1 to 6 (not 0, not 7 or more). */
+static inline int trace_reasons_plain(const char *s, size_t n)
+{
+#ifdef TRACE_NUMBER_WORDS
+    const uint64_t ones = UINT64_C(0x0101010101010101), low7 = ones * 0x7f, high = ones * 0x80;
+    if (n != 18 || s[0] != '0' || s[1] != 'x')
+        return 0;
+    uint64_t bad = 0;
+    for (int w = 0; w < 2; w++) {
+        uint64_t x, dot;
+        memcpy(&x, s + 2 + 8 * w, sizeof x);
+        uint64_t not_digit = trace_word_classes(s + 2 + 8 * w, 8, &dot);
+        uint64_t u = x ^ (ones * 0x60);
+        uint64_t not_af = (((u & low7) + ones * (0x80 - 7)) | u | ~(((u & low7) + low7) | u)) & high;
+        bad |= not_digit & not_af;
+    }
+    return bad == 0;
+#else
+    (void)s, (void)n;
+    return 0;
+#endif
+}
+
 /* Whether a cell outside the reader's column mask surely reads as a number
  * within its column's range, without converting it: 1 to 16 bytes, all
  * digits but at most one '.', at most MAX_INT digits before the '.' (so

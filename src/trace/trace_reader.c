@@ -300,6 +300,8 @@ static int parse_cells(struct trace_reader *tr, struct trace_row *row)
         double dropped, *out = wanted ? &row->v[c] : &dropped;
         if (c == COL_GPU_CLOCK_EVENT_REASONS) {
             unsigned long long bits;
+            if (!wanted && trace_reasons_plain(s, n))
+                continue;
             if (trace_parse_reasons(s, n, &bits) != 0)
                 return fail(tr, row->line, "column gpu_clock_event_reasons: not a bitmask: '%s'%s",
                             quote_cell(s, cellbuf, sizeof cellbuf), "");

@@ -247,6 +247,31 @@ static void test_plain_shapes(void)
     CHECK(vouched > 50000);                    /* the check said yes often */
 }
 
+/* trace_reasons_plain vouches for "0x" and 16 digits 0-9 a-f, nothing
+ * else: every byte value at every place, and the lengths around 18. */
+static void test_reasons_plain(void)
+{
+    long wrong = 0;
+    for (int at = 0; at < 18; at++)
+        for (int b = 0; b < 256; b++) {
+            char s[48] = "0x0123456789abcdef";
+            memset(s + 18, '0', sizeof s - 18);   /* more digits past the cell */
+            s[at] = (char)b;
+            int want = at == 0 ? b == '0'
+                     : at == 1 ? b == 'x'
+                     : (b >= '0' && b <= '9') || (b >= 'a' && b <= 'f');
+            unsigned long long bits;
+            wrong += trace_reasons_plain(s, 18) != want;
+            if (want)
+                wrong += trace_parse_reasons(s, 18, &bits) != 0;
+        }
+    char s[48] = "0x0000000000000001";
+    memset(s + 18, '0', sizeof s - 18);
+    for (size_t n = 0; n < 30; n++)
+        wrong += trace_reasons_plain(s, n) != (n == 18);
+    CHECK(wrong == 0);
+}
+
 /* Decimal-shaped strings: sign, 0-25 digits (leading zeros often), a dot
  * anywhere or none, sometimes an exponent. */
 static void test_generated_decimals(void)
@@ -361,6 +386,7 @@ int main(void)
 {
     run_test("edge cases: before and now, bit for bit", test_edge_cases);
     run_test("170,000 cells of digits and dots: trace_number_plain", test_plain_shapes);
+    run_test("trace_reasons_plain: every byte at every place", test_reasons_plain);
     run_test("1,000,000 generated decimals: before and now, and strtod", test_generated_decimals);
     run_test("1,000,000 generated strings over number bytes", test_generated_noise);
     run_test("trace_parse_int64: 1,000,000 generated integers, before and now", test_generated_int64);
