@@ -20,14 +20,15 @@
  * keeps its own blocks, not all those after it. While the tape holds a
  * block it is kept as pushed (a copy per sample, the cheapest thing for a
  * trace with few windows); when it leaves the tape still pinned, it is
- * packed: the times whole (one int64_t a sample, for searches by time) and
- * per sample a flags byte (a bit per 8 bytes of the record after t) then
- * the 8-byte words that differ from the previous sample's, bit for bit
- * (NaN payloads, -0.0, infinities and the padding come back as pushed).
- * Most words repeat from row to row (utilization and clock change every
- * ~50 ms, GPM is NaN on most rows, the host's cells repeat on every GPU's
- * row), so a GPU sample takes ~25 bytes for 72. The first sample of a
- * block is compared with all-zero bytes, so a block decodes on its own.
+ * packed: the times as 32-bit offsets from the block's first (whole where
+ * a block spans 2^31 ns or more), and per sample a flags word (a bit per
+ * 4 bytes of the record after t) then the 4-byte words that differ from
+ * the previous sample's, bit for bit (NaN payloads, -0.0, infinities and
+ * the padding come back as pushed). Most words repeat from row to row
+ * (utilization and clock change every ~50 ms, GPM is NaN on most rows,
+ * the host's cells repeat on every GPU's row), so a GPU sample takes ~18
+ * bytes for 72 and a host sample ~9 for 40. The first sample of a block
+ * is compared with all-zero bytes, so a block decodes on its own.
  */
 #ifndef FLINCH_SAMPLE_STORE_H
 #define FLINCH_SAMPLE_STORE_H
@@ -36,7 +37,7 @@
 #include <stdint.h>
 
 #define STORE_BLOCK 64           /* samples per block */
-#define STORE_REC_MAX 128        /* the largest record a store takes (a multiple of 8) */
+#define STORE_REC_MAX 72         /* the largest record: t and 16 4-byte words, a flags bit each */
 
 /* STORE_BLOCK samples: block `num` holds samples num * STORE_BLOCK + [0, STORE_BLOCK). */
 struct store_block {
@@ -48,11 +49,11 @@ struct store_block {
                                           t[STORE_BLOCK], then the encoded samples */
 };
 
-#define STORE_SPARE 4                  /* blocks kept for reuse */
+#define STORE_SPARE 32                 /* blocks kept for reuse: a tape drops ~64 at a time */
 
 /* Sample indices count the stream's samples from its first one. */
 struct sample_store {
-    size_t rec;                        /* sizeof the record: a multiple of 8, starting with int64_t t */
+    size_t rec;                        /* sizeof the record: a multiple of 8 up to STORE_REC_MAX, from int64_t t */
     long end;                          /* samples pushed */
     long trim_block;                   /* blocks before it are held only while pinned */
     long *num;                         /* held blocks, ascending by number, and their numbers; */
