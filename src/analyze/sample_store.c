@@ -316,6 +316,32 @@ void store_unpin(struct sample_store *s, long first, long n)
     compact(s);
 }
 
+/* Entry i's block, as pushed, replaced by its packed form; 0 or -1. */
+static int pack_entry(struct sample_store *s, long i)
+{
+    struct store_block *pb = pack(s, s->blk[i]);
+    if (!pb)
+        return -1;
+    recycle(s, s->blk[i]);
+    s->blk[i] = pb;
+    return 0;
+}
+
+int store_pack_before(struct sample_store *s, long before)
+{
+    long kb = before / STORE_BLOCK;
+    if (kb <= s->pack_block)
+        return 0;                        /* the common case: called on every push */
+    if (kb > s->end / STORE_BLOCK)
+        kb = s->end / STORE_BLOCK;       /* full blocks only */
+    for (; s->pack_block < kb; s->pack_block++) {
+        long i = entry_of(s, s->pack_block);
+        if (i >= 0 && !s->blk[i]->packed && pack_entry(s, i) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int store_trim(struct sample_store *s, long keep_from)
 {
     long kb = keep_from / STORE_BLOCK;
@@ -327,15 +353,10 @@ int store_trim(struct sample_store *s, long keep_from)
         long i = entry_of(s, s->trim_block);
         if (i < 0)
             continue;
-        if (s->blk[i]->pins == 0) {
+        if (s->blk[i]->pins == 0)
             let_go(s, i);
-        } else if (!s->blk[i]->packed) {
-            struct store_block *pb = pack(s, s->blk[i]);
-            if (!pb)
-                return -1;
-            recycle(s, s->blk[i]);
-            s->blk[i] = pb;
-        }
+        else if (!s->blk[i]->packed && pack_entry(s, i) != 0)
+            return -1;
     }
     compact(s);
     return 0;

@@ -19,8 +19,9 @@
  * store_trim) nor a window's pin holds it: a window early in a long trace
  * keeps its own blocks, not all those after it. While the tape holds a
  * block it is kept as pushed (a copy per sample, the cheapest thing for a
- * trace with few windows); when it leaves the tape still pinned, it is
- * packed: the times as 32-bit offsets from the block's first (whole where
+ * trace with few windows); when it leaves the tape still pinned, or the
+ * tape holds it far back (a window open for long, store_pack_before), it
+ * is packed: the times as 32-bit offsets from the block's first (whole where
  * a block spans 2^31 ns or more), and per sample a flags word (a bit per
  * 4 bytes of the record after t) then the 4-byte words that differ from
  * the previous sample's, bit for bit (NaN payloads, -0.0, infinities and
@@ -56,6 +57,7 @@ struct sample_store {
     size_t rec;                        /* sizeof the record: a multiple of 8 up to STORE_REC_MAX, from int64_t t */
     long end;                          /* samples pushed */
     long trim_block;                   /* blocks before it are held only while pinned */
+    long pack_block;                   /* blocks before it are packed */
     long *num;                         /* held blocks, ascending by number, and their numbers; */
     struct store_block **blk;          /* NULL where let go (until the arrays are compacted) */
     long nblk, cap_blk, nfreed;
@@ -79,6 +81,9 @@ void store_decode(const struct sample_store *s, long first, long n, void *out);
  * held until the matching store_unpin. */
 void store_pin(struct sample_store *s, long first, long n);
 void store_unpin(struct sample_store *s, long first, long n);
+/* Packs the blocks wholly before sample `before` (which never moves
+ * back) still as pushed, held or not; 0, or -1 when out of memory. */
+int store_pack_before(struct sample_store *s, long before);
 /* Lets go of the blocks wholly before sample keep_from that no pin holds
  * and packs those a pin holds (keep_from never moves back); 0, or -1 when
  * out of memory. */

@@ -48,6 +48,8 @@ int64_t tape_last_time(const struct tape *t)
  * dropped what no window could still need, then doubled when still over
  * half full): kept as they were, since which samples are still there when
  * a window's edges are resolved decides its range. */
+#define TAPE_FIRST_CAP 1024
+
 int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last)
 {
     if (t->n == t->cap) {
@@ -61,13 +63,24 @@ int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last
             t->n -= drop;
         }
         if (t->cap == 0 || t->n * 2 > t->cap)
-            t->cap = t->cap ? t->cap * 2 : 1024;
+            t->cap = t->cap ? t->cap * 2 : TAPE_FIRST_CAP;
     }
     if (store_push(&t->store, e) != 0)
         return -1;
     memcpy(&t->last_t, e, sizeof t->last_t);
     t->n++;
-    return store_trim(&t->store, t->first);
+    /* Without an open window the tape holds at most its first capacity or
+     * fewer than 4 * (keep_last + 1) samples (full, it drops back to
+     * keep_last + 1, and doubles only while that is over half of it, so it
+     * stops under twice that): what lies further back is held for a window
+     * open that long (one over the whole trace holds all of it), and is
+     * packed. */
+    long reach = 4 * (keep_last + 1) > TAPE_FIRST_CAP ? 4 * (keep_last + 1) : TAPE_FIRST_CAP;
+    long pack_before = t->first + t->n - reach;
+    if (pack_before / STORE_BLOCK > t->store.pack_block           /* tested here: every push */
+        && store_pack_before(&t->store, pack_before) != 0)
+        return -1;
+    return t->first / STORE_BLOCK > t->store.trim_block ? store_trim(&t->store, t->first) : 0;
 }
 
 void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long *n)

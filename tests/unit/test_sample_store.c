@@ -322,6 +322,48 @@ static void test_tape_as_the_array(void)
     }
 }
 
+static long packed_blocks(const struct sample_store *s)
+{
+    long n = 0;
+    for (long b = 0; b < s->nblk; b++)
+        n += s->blk[b] && s->blk[b]->packed;
+    return n;
+}
+
+/* A window open since the first sample holds the whole tape: what lies
+ * further back than a tape ever reaches without one (its first capacity,
+ * 1,024, with keep_last 100) is packed, and comes back byte for byte;
+ * without a window nothing is packed. */
+static void test_tape_packs_far_back(void)
+{
+    static struct host_sample in[10000], out[10000];
+    for (int open = 0; open < 2; open++) {
+        struct tape tp;
+        tape_init_host(&tp);
+        long packed_at_1024 = -1;
+        for (long i = 0; i < 10000; i++) {
+            make_host(&in[i], i);
+            CHECK(tape_push(&tp, &in[i], open ? in[0].t : INT64_MAX, 100) == 0);
+            if (i == 1024 + 2 * STORE_BLOCK)
+                packed_at_1024 = packed_blocks(&tp.store);
+        }
+        if (!open) {
+            CHECK(tp.n <= 1024);
+            CHECK(packed_blocks(&tp.store) == 0);
+        } else {
+            CHECK(tp.first == 0 && tp.n == 10000);
+            CHECK(packed_at_1024 == 2);                  /* blocks 0 and 1 */
+            CHECK(packed_blocks(&tp.store) == (10000 - 1024) / STORE_BLOCK);
+            store_decode(&tp.store, 0, 10000, out);
+            CHECK(memcmp(in, out, sizeof in) == 0);
+            long f, n;
+            tape_slice(&tp, in[20].t, in[9000].t, &f, &n);
+            CHECK(f == 20 && n == 8981);
+        }
+        tape_free(&tp);
+    }
+}
+
 int main(void)
 {
     run_test("sample store: GPU samples back byte for byte, as pushed and packed", test_round_trip_gpu);
@@ -329,5 +371,6 @@ int main(void)
     run_test("sample store: pinned blocks stay, the rest go", test_pins_and_trim);
     run_test("sample store: the first time over t, walking", test_first_over);
     run_test("tape: pushes and slices as the plain array did", test_tape_as_the_array);
+    run_test("tape: held far back by an open window, packed", test_tape_packs_far_back);
     return check_exit_status();
 }
