@@ -46,13 +46,13 @@ struct active *find_active(struct ctx *c, int kind, long id)
     return c->act_of[kind][id];
 }
 
-void window_record_free(struct window *w)
+void window_record_free(struct ctx *c, struct window *w)
 {
     if (!w)
         return;
     free(w->gpu);
     free(w->samples);                /* unfinished: its tapes are gone */
-    free(w);
+    window_arena_free(&c->arena, w);
 }
 
 /* A window id for the mark that opens it; its active record holds what the
@@ -294,7 +294,7 @@ static double diff(const struct point *ps, const struct point *pe, int q)
 /* Both edges known: the window's numbers (levels and verdict come later). */
 static int finish_window(struct ctx *c, struct active *act)
 {
-    struct window *w = calloc(1, sizeof *w);
+    struct window *w = window_arena_new(&c->arena);
     if (!w)
         return -1;
     c->win_of[act->kind][act->id] = w;

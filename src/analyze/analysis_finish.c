@@ -64,7 +64,7 @@ int finish_trace(struct ctx *c)
             arr[kept] = *w;
             arr[kept].index = kept + 1;
             kept++;
-            free(w);
+            window_arena_free(&c->arena, w);   /* its chunk goes once all of it is copied */
             c->win_of[kind][i] = NULL;
         }
         c->nids[kind] = 0;
@@ -405,7 +405,7 @@ void free_ctx(struct ctx *c)
         /* after an error: the windows still open or finished (ids) */
         for (long i = 0; i < c->nids[kind]; i++) {
             active_free(c->act_of[kind][i]);
-            window_record_free(c->win_of[kind][i]);
+            window_record_free(c, c->win_of[kind][i]);
         }
         free(c->act_of[kind]);
         free(c->win_of[kind]);
@@ -422,6 +422,7 @@ void free_ctx(struct ctx *c)
     free(c->idle);
     free(c->pend);
     free(c->rec_levels);
+    window_arena_done(&c->arena);        /* after the records still held are freed */
 }
 
 /* The live answer for one window: the same finish_one as at the end of a

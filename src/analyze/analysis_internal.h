@@ -19,6 +19,7 @@
 #include "sensor_faults.h"
 #include "tape.h"
 #include "verdict.h"
+#include "window_arena.h"
 #include "windows.h"
 
 #define ANALYSIS_MAX_GPUS TRACE_MAX_GPUS
@@ -137,6 +138,7 @@ struct ctx {
     int n_rapl;
     struct pairing pair[2];
     struct active **act_of[2];     /* by window id; NULL once finished (or dropped) */
+    struct window_arena arena;     /* the finished windows' records (window_arena.h) */
     struct window **win_of[2];     /* by window id: the record once finished, else NULL;
                                       finish_trace gathers them into a->windows, c->idle */
     long nids[2];                  /* ids given (a->nwindows, c->nidle until finish_trace) */
@@ -171,7 +173,7 @@ struct active *find_active(struct ctx *c, int kind, long id);
 /* Past cap open windows (kind 0), drops the one open longest (pairing and
  * active record; its id then has no window): how many it dropped. */
 long drop_open_over(struct ctx *c, long cap);
-void window_record_free(struct window *w);
+void window_record_free(struct ctx *c, struct window *w);
 void mark_all_pending(struct ctx *c);
 /* Resolves what can be resolved; at eof, everything. An exit code. */
 int resolve_pending(struct ctx *c, int eof);

@@ -46,7 +46,7 @@ static void compact(struct ctx *c, struct live_slot *slot)
     for (long i = 0; i < c->nids[0]; i++) {
         struct active *act = c->act_of[0][i];
         if (!act) {
-            window_record_free(c->win_of[0][i]);
+            window_record_free(c, c->win_of[0][i]);
             continue;
         }
         c->act_of[0][kept] = act;
