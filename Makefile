@@ -16,7 +16,7 @@
 #   make valgrind   memcheck over representative commands (needs valgrind)
 #
 # Sources are found by wildcard: src/STAGE/*.c and src/STAGE/CONCERN/*.c (util,
-# trace, record/{gpu,proc,host,marks,metrics}, analyze/{energy,breakdown,windows},
+# trace, record/{gpu,proc,host,marks,metrics}, analyze/{energy,breakdown,windows,samples},
 # report, builtin) make up libflinch.a, src/flinch.c is the entry point, sim/*.c
 # is the simulated NVML, tests/unit/test_*.c are unit tests (one binary each,
 # linked against libflinch.a). Every src/ folder is on the include path, so a
