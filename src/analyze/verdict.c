@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "num_format.h"
 #include "analysis_internal.h"
 #include "breakdown.h"
 #include "segment_merge.h"
@@ -122,7 +123,7 @@ const char *clock_reason_name(int bit)
 static size_t add(char *buf, size_t cap, size_t len, const char *fmt, double a, double b, double c)
 {
     if (len < cap)
-        len += (size_t)snprintf(buf + len, cap - len, fmt, a, b, c);
+        len = num_format_append(buf, cap, len, fmt, a, b, c);
     return len;
 }
 
@@ -167,15 +168,15 @@ static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *b
             continue;
         const char *sep = !nclass ? "" : placed && in_order ? ", then " : ", ";
         nclass++;
-        len += (size_t)snprintf(buf + len, cap - len, "%s%.0f%% %s", sep, 100 * bd->ms[k] / dur_ms,
+        len = num_format_append(buf, cap, len, "%s%.0f%% %s", sep, 100 * bd->ms[k] / dur_ms,
                                 time_class_name(k));
         if (!terse && len < cap)
-            len += (size_t)snprintf(buf + len, cap - len, " (%.0f ms)", bd->ms[k]);
+            len = num_format_append(buf, cap, len, " (%.0f ms)", bd->ms[k]);
     }
     if (!in_order && nclass > 1 && len < cap)
-        len += (size_t)snprintf(buf + len, cap - len, ", interleaved");
+        len = num_format_append(buf, cap, len, ", interleaved");
     if (len < cap && !terse)
-        len += (size_t)snprintf(buf + len, cap - len, ", edges +-%.0f ms", bd->resolution_ms);
+        len = num_format_append(buf, cap, len, ", edges +-%.0f ms", bd->resolution_ms);
     return len;
 }
 

@@ -1,5 +1,6 @@
 /* num_format.c — printf-free number text; see num_format.h. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -134,4 +135,72 @@ size_t num_format_g10(char *buf, size_t cap, double v)
     }
     buf[n] = '\0';
     return n;
+}
+
+/*
+ * "%.0f": printf rounds V's exact binary value to the nearest integer, an
+ * exact half to even in the default rounding mode, which is nearbyint's
+ * answer; below 1e15 that integer is exact in a double and in an unsigned
+ * long long. The sign is V's own ("-0" for -0.4, as printf). NaN,
+ * infinities and large values ask snprintf.
+ */
+size_t num_format_fixed0(char *buf, size_t cap, double v)
+{
+    if (!(fabs(v) < 1e15) || cap < 24)
+        return (size_t)snprintf(buf, cap, "%.0f", v);
+    unsigned long long q = (unsigned long long)fabs(nearbyint(v));
+    size_t n = 0;
+    if (signbit(v))
+        buf[n++] = '-';
+    return n + num_format_u64(buf + n, q);
+}
+
+size_t num_format_append(char *buf, size_t cap, size_t len, const char *fmt, ...)
+{
+    if (len >= cap)
+        return len;
+    char text[512];
+    size_t n = 0;
+    int whole = 1;                  /* every directive is one written here */
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *f = fmt; *f && whole; f++) {
+        if (n + 32 >= sizeof text) {
+            whole = 0;
+        } else if (*f != '%') {
+            text[n++] = *f;
+        } else if (f[1] == '%') {
+            text[n++] = '%';
+            f++;
+        } else if (f[1] == 's') {
+            const char *s = va_arg(ap, const char *);
+            size_t l = strlen(s);
+            if (n + l + 32 >= sizeof text)
+                whole = 0;
+            else
+                memcpy(text + n, s, l);
+            n += l;
+            f++;
+        } else if (f[1] == '.' && f[2] == '0' && f[3] == 'f') {
+            double v = va_arg(ap, double);
+            if (fabs(v) < 1e15)
+                n += num_format_fixed0(text + n, sizeof text - n, v);
+            else
+                whole = 0;          /* NaN, infinities, and long digit strings */
+            f += 3;
+        } else {
+            whole = 0;
+        }
+    }
+    va_end(ap);
+    if (!whole) {
+        va_start(ap, fmt);
+        int w = vsnprintf(buf + len, cap - len, fmt, ap);
+        va_end(ap);
+        return len + (size_t)w;
+    }
+    size_t room = cap - len - 1;
+    memcpy(buf + len, text, n < room ? n : room);
+    buf[len + (n < room ? n : room)] = '\0';
+    return len + n;
 }

@@ -70,14 +70,20 @@ static void check_hex(unsigned long long v)
     same(got, g, want, (size_t)w);
 }
 
-/* In the trace's 32-byte cell, where a huge value is cut as snprintf cuts it. */
-static void check_fixed1(double v)
+/* In the trace's 32-byte cell, where a huge value is cut as snprintf cuts
+ * it: FORMAT_FN(v) against snprintf's SPEC ("%.1f", "%.0f"). */
+static void check_fixed(size_t (*format_fn)(char *, size_t, double), const char *spec, double v)
 {
     char got[32], want[32];
     memset(got, 'x', sizeof got);
-    size_t g = num_format_fixed1(got, sizeof got, v);
-    int w = snprintf(want, sizeof want, "%.1f", v);
+    size_t g = format_fn(got, sizeof got, v);
+    int w = snprintf(want, sizeof want, spec, v);
     same(got, g, want, (size_t)w);
+}
+
+static void check_fixed1(double v)
+{
+    check_fixed(num_format_fixed1, "%.1f", v);
 }
 
 static void test_integers(void)
@@ -203,6 +209,76 @@ static void test_g10(void)
     CHECK(mismatches == 0);
 }
 
+static void check_fixed0(double v)
+{
+    check_fixed(num_format_fixed0, "%.0f", v);
+}
+
+static void test_fixed0(void)
+{
+    static const double edges[] = { 0.0, -0.0, 0.4, -0.4, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5,
+        0.49999999999999994, 0.5000000000000001, 99.5, 100.5, 723.5, 724.49999999999989,
+        1e14, 999999999999999.5, 999999999999999.0, 1e15, -1e15, 4503599627370495.5, 1e22,
+        DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324 };
+    mismatches = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        check_fixed0(edges[i]);
+    check_fixed0(NAN);
+    check_fixed0(INFINITY);
+    check_fixed0(-INFINITY);
+    for (int k = -200000; k <= 200000; k++) {     /* every half, and its neighbours */
+        double t = k + 0.5;
+        check_fixed0(t);
+        check_fixed0(nextafter(t, INFINITY));
+        check_fixed0(nextafter(t, -INFINITY));
+    }
+    for (int i = 0; i < 300000; i++) {
+        uint64_t r = next_u64();
+        double v = r % 2 ? (double)(int64_t)r / 1e6 : ldexp((double)(r >> 11), (int)((r >> 3) % 120) - 100);
+        check_fixed0(v);
+        check_fixed0(-v);
+    }
+    CHECK(mismatches == 0);
+}
+
+/* num_format_append against snprintf at each length of the buffer: what
+ * fits, the NUL, and the length it would have had. */
+static void check_append(const char *pre, const char *fmt, const char *s, double v)
+{
+    for (size_t cap = strlen(pre) + 1; cap <= 64; cap++) {
+        char got[80], want[80];
+        memset(got, 'x', sizeof got);
+        memset(want, 'x', sizeof want);
+        snprintf(got, cap, "%s", pre);
+        snprintf(want, cap, "%s", pre);
+        size_t len = strlen(pre);
+        size_t g = num_format_append(got, cap, len, fmt, s, v);
+        size_t w = len + (size_t)snprintf(want + len, cap - len, fmt, s, v);
+        if (g != w || memcmp(got, want, sizeof got) != 0) {
+            if (mismatches++ < 5)
+                fprintf(stderr, "  append(%zu, \"%s\", %.17g): \"%s\" (%zu), snprintf \"%s\" (%zu)\n",
+                        cap, fmt, v, got, g, want, w);
+        }
+    }
+}
+
+static void test_append(void)
+{
+    static const double vals[] = { 0, -0.0, 41.4, 724.5, 1e20, NAN, -INFINITY, 3.25 };
+    static const char *const fmts[] = { "%s%.0f%% waiting", "%s (%.0f ms)", "%s: %.2f cores",
+                                        "%s, edges +-%.0f ms", "%s 100%% %.0f" };
+    mismatches = 0;
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+            check_append("", fmts[f], "waiting", vals[i]);
+            check_append("power 63 W", fmts[f], ", then ", vals[i]);
+        }
+    char buf[8] = "abcdefg";
+    CHECK(num_format_append(buf, 7, 7, "%s", "more") == 7);   /* full: as it was */
+    CHECK(strcmp(buf, "abcdefg") == 0);
+    CHECK(mismatches == 0);
+}
+
 int main(void)
 {
     run_test("num_format integers equal %llu and %lld", test_integers);
@@ -210,5 +286,7 @@ int main(void)
     run_test("num_format %.1f edges: ties, neighbours, -0.0, NaN, inf, huge", test_fixed1_edges);
     run_test("num_format %.1f on random doubles", test_fixed1_random);
     run_test("num_format %.10g: thousandths, their neighbours, edges, random doubles", test_g10);
+    run_test("num_format %.0f: halves, their neighbours, -0.0, NaN, inf, huge, random", test_fixed0);
+    run_test("num_format_append equals snprintf at every buffer length", test_append);
     return check_exit_status();
 }
