@@ -19,6 +19,7 @@
 #include "trace_event.h"
 #include "trace_limits.h"
 #include "analysis_internal.h"
+#include "breakdown.h"
 #include "cgroup_throttle.h"
 #include "clock.h"
 #include "diag.h"
@@ -362,14 +363,23 @@ double analysis_sensor_period_s(const struct analysis *a, int gpu_index, int sen
     return NAN;
 }
 
+void window_release(struct window *w)
+{
+    for (int i = 0; w->gpu && i < w->ngpu; i++)
+        breakdown_release(&w->gpu[i].bd);
+    breakdown_release(&w->bd);
+    free(w->gpu);
+    free(w->samples);                /* unfinished: its tapes are gone */
+    w->gpu = NULL;
+    w->samples = NULL;
+}
+
 void analysis_free(struct analysis *a)
 {
     free(a->cadence);
     free(a->kernel_ev);
-    for (long i = 0; i < a->nwindows; i++) {
-        free(a->windows[i].gpu);
-        free(a->windows[i].samples);   /* unfinished: its tapes are gone */
-    }
+    for (long i = 0; a->windows && i < a->nwindows; i++)
+        window_release(&a->windows[i]);
     free(a->windows);
     free(a->gpu_ids);
     free(a->gpu_host);

@@ -92,8 +92,11 @@ struct breakdown {
     double resolution_ms;        /* +- on every segment edge */
     int from_kernels;            /* the GPU-busy signal came from traced kernels (kernels_busy.h)
                                     on every GPU with a signal: totals exact to the us */
-    int nseg;
-    struct segment seg[BREAKDOWN_MAX_SEGMENTS];
+    int nseg;                    /* at most BREAKDOWN_MAX_SEGMENTS */
+    struct segment *seg;         /* nseg of them, its own (malloc'd; breakdown_release frees
+                                    them, window_release a window's): room for every possible
+                                    segment in each of a window's breakdowns made a window
+                                    3.5 KB and each of its GPUs 2.6 KB, 60 MB for 10,000 */
 };
 
 struct window_tape;

@@ -50,8 +50,7 @@ void window_record_free(struct ctx *c, struct window *w)
 {
     if (!w)
         return;
-    free(w->gpu);
-    free(w->samples);                /* unfinished: its tapes are gone */
+    window_release(w);
     window_arena_free(&c->arena, w);
 }
 
@@ -144,6 +143,11 @@ static int too_old(struct ctx *c, const struct active *act, int which)
  * EDGE_STALE_NS past t, instead of holding every window pending to the end
  * of the trace (each row then walked them all: quadratic). Its value is
  * NAN either way: no reading ever, or the first one after t. */
+static unsigned point_all(const struct integrator *ig, int with_count)
+{
+    return (ig->nq >= 31 ? ~0u : (1u << ig->nq) - 1) | (with_count ? COUNT_DONE : 0);
+}
+
 static int resolve_point(const struct integrator *ig, struct point *p, int64_t t,
                          int inclusive, int with_count, int eof, int64_t trace_latest)
 {
@@ -198,7 +202,7 @@ static int resolve_point(const struct integrator *ig, struct point *p, int64_t t
             }
         }
     }
-    unsigned all = (ig->nq >= 31 ? ~0u : (1u << ig->nq) - 1) | (with_count ? COUNT_DONE : 0);
+    unsigned all = point_all(ig, with_count);
     return (p->done & all) == all;
 }
 
@@ -216,12 +220,19 @@ static int resolve_est(const struct energy_estimator *e, struct point *p, int64_
         p->est_state = 2;
         return 1;
     }
+    /* still pending while fewer changes than it waits for have come and
+     * the time bucket is the same (est_pending_changes): a pending edge
+     * is asked on every row, and the answer was worked out on each */
     long key = est_pending_key(e, t);
-    if (!eof && key >= 0 && p->est_key == key + 1)
-        return 0;                    /* nothing it waits for has come: still pending */
+    if (!eof && key >= 0 && p->est_key > 0 && key % 3 == (p->est_key - 1) % 3
+        && key / 3 - (p->est_key - 1) / 3 < p->est_need)
+        return 0;
     switch (est_cum_at(e, t, eof, &p->est)) {
     case INTEG_OK: p->est_state = 1; return 1;
-    case INTEG_PENDING: p->est_key = key + 1; return 0;
+    case INTEG_PENDING:
+        p->est_key = key + 1;
+        p->est_need = est_pending_changes(e, t);
+        return 0;
     default:
         p->est_state = 2;
         /* the counter moved, but not often enough after t before the end */
@@ -270,15 +281,19 @@ static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2
             continue;
         if (grow_points(c, act, which) != 0)
             return -2;
+        /* a point already resolved is passed over here: a window is asked
+         * on every row while its other edge or its estimate waits */
         for (int s = 0; s < c->ngpu; s++) {
-            int rc = resolve_point(&c->gpu[s].ig, &act->gpu[which][s], act->t[which], which, 1, eof,
-                                   c->latest_sample_ns);
+            struct point *p = &act->gpu[which][s];
+            int rc = (p->done & point_all(&c->gpu[s].ig, 1)) == point_all(&c->gpu[s].ig, 1) ? 1
+                     : resolve_point(&c->gpu[s].ig, p, act->t[which], which, 1, eof, c->latest_sample_ns);
             if (rc < 0)
                 return too_old(c, act, which);
-            done[which] &= rc & resolve_est(&c->gpu[s].est, &act->gpu[which][s], act->t[which], eof);
+            done[which] &= rc & resolve_est(&c->gpu[s].est, p, act->t[which], eof);
         }
-        int rc = resolve_point(&c->host, act->host[which], act->t[which], which, 0, eof,
-                               c->latest_sample_ns);
+        int rc = (act->host[which]->done & point_all(&c->host, 0)) == point_all(&c->host, 0) ? 1
+                 : resolve_point(&c->host, act->host[which], act->t[which], which, 0, eof,
+                                 c->latest_sample_ns);
         if (rc < 0)
             return too_old(c, act, which);
         done[which] &= rc;

@@ -415,10 +415,8 @@ void free_ctx(struct ctx *c)
         c->a->nwindows = 0;      /* no records gathered: nothing for analysis_free */
     if (!c->idle)
         c->nidle = 0;
-    for (long i = 0; i < c->nidle; i++) {
-        free(c->idle[i].gpu);
-        free(c->idle[i].samples);
-    }
+    for (long i = 0; i < c->nidle; i++)
+        window_release(&c->idle[i]);
     free(c->idle);
     free(c->pend);
     free(c->rec_levels);

@@ -93,8 +93,9 @@ static int collect(struct host_trace *hosts, int n, const struct ref *refs, int 
     return EXIT_OK;
 }
 
-/* Appends host h's GPUs of each window to the merged windows. */
-static int merge_host(struct analysis *m, const struct analysis *a, int h)
+/* Appends host h's GPUs of each window to the merged windows; their
+ * breakdowns' segments move with them (a keeps none). */
+static int merge_host(struct analysis *m, struct analysis *a, int h)
 {
     if (a->nwindows != m->nwindows) {
         diag_error("%s: %ld windows where the first host has %ld", a->path, a->nwindows, m->nwindows);
@@ -102,7 +103,7 @@ static int merge_host(struct analysis *m, const struct analysis *a, int h)
     }
     for (long i = 0; i < m->nwindows; i++) {
         struct window *w = &m->windows[i];
-        const struct window *x = &a->windows[i];
+        struct window *x = &a->windows[i];
         struct window_gpu *g = realloc(w->gpu, sizeof *g * (size_t)(w->ngpu + x->ngpu + 1));
         if (!g)
             return EXIT_RUNTIME;
@@ -110,6 +111,7 @@ static int merge_host(struct analysis *m, const struct analysis *a, int h)
         for (int k = 0; k < x->ngpu; k++) {
             g[w->ngpu] = x->gpu[k];
             g[w->ngpu++].host = h;
+            x->gpu[k].bd.seg = NULL;
         }
         w->flags |= x->flags;
     }

@@ -76,6 +76,7 @@ struct point {
     int est_state;                 /* 0: pending, 1: est valid, 2: none (fallback) */
     int near_end;                  /* est_state 2 because the trace ended too soon after it */
     long est_key;                  /* est_pending_key when last pending, + 1 (0: none) */
+    long est_need;                 /* est_pending_changes then */
     struct est_result est;
     uint32_t reasons[INTEG_REASON_BITS];
 };
@@ -174,6 +175,9 @@ struct active *find_active(struct ctx *c, int kind, long id);
  * active record; its id then has no window): how many it dropped. */
 long drop_open_over(struct ctx *c, long cap);
 void window_record_free(struct ctx *c, struct window *w);
+/* Frees what a window record owns (its GPUs, their and its breakdowns'
+ * segments, its samples' ranges), not the record itself. */
+void window_release(struct window *w);
 void mark_all_pending(struct ctx *c);
 /* Resolves what can be resolved; at eof, everything. An exit code. */
 int resolve_pending(struct ctx *c, int eof);

@@ -14,6 +14,7 @@
 
 static struct window_gpu gpu;
 static struct window win;
+static struct segment win_seg[BREAKDOWN_MAX_SEGMENTS];   /* win.bd's */
 
 /* A window of DUR_MS with segments (class, length) in order, edges +-RES. */
 static void setup(double dur_ms, double res, int nseg, const int *cls, const double *ms)
@@ -39,6 +40,7 @@ static void setup(double dur_ms, double res, int nseg, const int *cls, const dou
     win.cpu_tree_known = 1;
     win.bd.valid = 1;
     win.bd.resolution_ms = res;
+    win.bd.seg = win_seg;
     double at = 0;
     for (int i = 0; i < nseg; i++) {
         win.bd.seg[i].start_ms = at;

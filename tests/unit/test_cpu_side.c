@@ -244,11 +244,15 @@ static void test_runq_step(void)
     CHECK(proc_runq_step(&p, 0, &n, 500000000) == 0 && n.held_since_ns == 500000000);
 }
 
+/* The segments live in a few static arrays, reused in turn. */
 static struct breakdown bd_of(const enum time_class *cls, const double *len, int n)
 {
+    static struct segment seg[4][BREAKDOWN_MAX_SEGMENTS];
+    static int next;
     struct breakdown bd;
     memset(&bd, 0, sizeof bd);
     bd.valid = 1;
+    bd.seg = seg[next++ % 4];
     double t = 0;
     for (int i = 0; i < n; i++) {
         bd.seg[bd.nseg++] = (struct segment){ t, t + len[i], cls[i], NULL };

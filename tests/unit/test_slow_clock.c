@@ -139,9 +139,11 @@ static void test_evidence(void)
 static void test_window_reason(void)
 {
     struct breakdown bd;
+    struct segment seg[3];
     memset(&bd, 0, sizeof bd);
     bd.valid = 1;
     bd.nseg = 3;
+    bd.seg = seg;
     bd.seg[0] = (struct segment){ 0, 100, CLASS_WAITING, "gpu-spin" };
     bd.seg[1] = (struct segment){ 100, 400, CLASS_COMPUTE, NULL };
     bd.seg[2] = (struct segment){ 400, 450, CLASS_WAITING, "other" };

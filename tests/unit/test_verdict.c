@@ -132,9 +132,11 @@ static void test_levels_and_uncertainty(void)
 static void set_breakdown(double wait_ms, double host_ms, double res_ms)
 {
     setup(75, 0, 3, NAN);
+    static struct segment seg[BREAKDOWN_MAX_SEGMENTS];
     win.bd.valid = 1;
     win.bd.resolution_ms = res_ms;
     win.bd.nseg = 0;
+    win.bd.seg = seg;
     double t = 0;
     if (wait_ms > 0) {
         win.bd.seg[win.bd.nseg++] = (struct segment){ t, t + wait_ms, CLASS_WAITING, NULL };

@@ -82,7 +82,7 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
             x[m++] = (struct edge){ gpus[i].x[k], gpus[i].res[k], 0 };
     for (int k = 1; k < cpu->n; k++)
         x[m++] = (struct edge){ cpu->x[k], cpu->res[k], 0 };
-    qsort(x, (size_t)m, sizeof *x, cmp_edge);
+    edges_sort(x, m);
     struct timeline cls = { 0 };
     struct edge_walk ew = { x, m, 0, 0, 0 };
     double next, next_res;
@@ -145,9 +145,15 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
         cls.x[k] = d;
         cls.n = k;
     }
-    memset(bd, 0, sizeof *bd);
+    struct segment *seg = malloc(sizeof *seg * (size_t)(cls.n ? cls.n : 1));
+    if (!seg) {
+        tl_free(&cls);
+        return -1;
+    }
+    breakdown_release(bd);
     bd->valid = 1;
     bd->resolution_ms = 0;
+    bd->seg = seg;
     for (int i = 0; i < cls.n; i++) {
         struct segment *s = &bd->seg[bd->nseg++];
         s->start_ms = cls.x[i];
@@ -208,10 +214,16 @@ static void top_thread(struct window *w, const struct host_sample *h, long n, do
         snprintf(w->top_thread, sizeof w->top_thread, "%s", names[best]);
 }
 
+void breakdown_release(struct breakdown *bd)
+{
+    free(bd->seg);
+    memset(bd, 0, sizeof *bd);
+}
+
 void breakdown_window(const struct analysis_options *o, struct window *w,
                       const struct sensor_cadence *cad, char (*names)[40], int nnames)
 {
-    memset(&w->bd, 0, sizeof w->bd);
+    breakdown_release(&w->bd);
     w->top_thread_cores = NAN;
     w->top_thread[0] = '\0';
     w->cpu_tree_known = 0;
@@ -236,7 +248,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     int any = 0, unrec_gpu = -1, nsignal = 0, nkernels = 0;
     for (int i = 0; ok && i < w->ngpu; i++) {
         struct window_gpu *g = &w->gpu[i];
-        memset(&g->bd, 0, sizeof g->bd);
+        breakdown_release(&g->bd);
         int k = 0;
         while (k < wt->ngpu && wt->gpu_id[k] != g->gpu)
             k++;
@@ -317,7 +329,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     if (ok && any)
         cpu_side_overlap(&cpu, &w->bd, &w->cpu_starved_ms, &w->cpu_saturated_ms);
     if (!ok || !any)
-        memset(&w->bd, 0, sizeof w->bd);
+        breakdown_release(&w->bd);
     /* a GPU with kernels: its idle gaps between them by the CPU side, and
      * by the window's segments, which the thread states are folded into */
     for (int i = 0; ok && i < w->ngpu; i++)
@@ -372,7 +384,7 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
                 x[m++] = (struct edge){ gtl[i].x[k], gtl[i].res[k], 0 };
             }
         if (x)
-            qsort(x, (size_t)m, sizeof *x, cmp_edge);
+            edges_sort(x, m);
         struct edge_walk ew = { x, m, 0, 0, 0 };
         double next, next_res;
         while (edge_next(&ew, d, &next, &next_res)) {
@@ -388,8 +400,9 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
         tl_close(&cpu, d);
         free(x);
         /* host-cpu marked ST_NONE above is "not busy" for the GPU side */
-        struct breakdown bd;
+        struct breakdown bd = { 0 };
         if (classify(gtl, w->ngpu, &cpu, d, base, 0, &bd) == 0) {
+            breakdown_release(&w->bd);
             w->bd = bd;
             w->bd.not_recorded_gpu = unrec_gpu;
         }

@@ -38,6 +38,9 @@ enum gpu_pattern { PATTERN_NONE, PATTERN_ALL_COMPUTE, PATTERN_ALL_WAITING, PATTE
 void breakdown_window(const struct analysis_options *o, struct window *w,
                       const struct sensor_cadence *cad, char (*names)[40], int nnames);
 
+/* Frees bd's segments and zeroes it (a zeroed breakdown holds none). */
+void breakdown_release(struct breakdown *bd);
+
 /* Several hosts: rebuilds w->bd from its GPUs' own breakdowns (each made
  * against its host's CPU). */
 void breakdown_merge_gpus(const struct analysis_options *o, struct window *w);

@@ -62,6 +62,13 @@ struct known {
     long npt, cappt;
 };
 
+/* fmax's answer (a NAN argument passed over, a tie the second: x86-64's
+ * maxsd) without a libm call per reading. */
+static double fmax_inline(double a, double b)
+{
+    return isnan(b) ? a : a > b ? a : b;
+}
+
 static int point_push(struct known *k, double x)
 {
     if (k->npt == k->cappt) {
@@ -81,7 +88,7 @@ static int span_push(struct known *k, double lo, double hi, unsigned char st)
     if (!(lo < hi))
         return 0;
     if (k->n && k->s[k->n - 1].st == st && lo <= k->s[k->n - 1].hi) {
-        k->s[k->n - 1].hi = fmax(k->s[k->n - 1].hi, hi);
+        k->s[k->n - 1].hi = fmax_inline(k->s[k->n - 1].hi, hi);
         return 0;
     }
     if (k->n && lo < k->s[k->n - 1].hi)          /* keep them disjoint */
@@ -118,6 +125,13 @@ static unsigned char known_at(const struct known *k, double x)
  * each averages over, the state read. */
 struct readings { long n; double *t, *w; unsigned char *st; };
 
+static void reading_push(struct readings *r, double t, double w, unsigned char st)
+{
+    r->t[r->n] = t;
+    r->w[r->n] = w;
+    r->st[r->n++] = st;
+}
+
 /* Spans from readings of a sensor refreshed every R ms (see the top).
  * The first run reaches back without bound (what came before the first
  * reading is taken as its state); the last ends where its last reading's
@@ -125,12 +139,12 @@ struct readings { long n; double *t, *w; unsigned char *st; };
  * halved. */
 static int spans_from_readings(const struct readings *r, double R, double d, struct known *k)
 {
-    double maxgap = 0, maxw = 0;
-    for (long i = 1; i < r->n; i++)
-        if (r->t[i] > 0 && r->t[i - 1] < d)
-            maxgap = fmax(maxgap, r->t[i] - r->t[i - 1]);
-    for (long i = 0; i < r->n; i++)
-        maxw = fmax(maxw, r->w[i]);
+    double maxgap = 0, maxw = r->n ? fmax_inline(0, r->w[0]) : 0;
+    for (long i = 1; i < r->n; i++) {
+        if (r->t[i] > 0 && r->t[i - 1] < d && r->t[i] - r->t[i - 1] > maxgap)
+            maxgap = r->t[i] - r->t[i - 1];
+        maxw = fmax_inline(maxw, r->w[i]);
+    }
     k->half_width = r->n >= 2 ? (maxgap + R + maxw) / 2 : INFINITY;
     for (long i = 0; i < r->n;) {
         long j = i;
@@ -191,7 +205,9 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
         int consecutive = i >= 2 && !isnan(smp[i - 2].energy_mj) && smp[i - 2].energy_mj != m0;
         c[nc++] = (struct est_change){ smp[i - 1].t, smp[i].t, m1, consecutive, 0, 0 };
     }
-    for (long i = 0; i < nc; i++) {
+    /* fewer than 4 changes: each at its interval's middle; else the
+     * blocks (the last one shifted back to end at nc) place every one */
+    for (long i = 0; nc < 4 && i < nc; i++) {
         c[i].u = ((double)c[i].a + (double)c[i].b) / 2e9;
         c[i].unc = (double)(c[i].b - c[i].a) / 2e9;
     }
@@ -200,9 +216,10 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
         est_place_knots(c + from, (int)(nc - from < EST_KNOTS_MAX ? nc - from : EST_KNOTS_MAX));
     }
     long ns = 0;
-    double maxdu = 0;
+    double maxdu = 0, t0_ms = t0 / 1e6, b = nc ? c[0].u * 1e3 - t0_ms : 0;
     for (long i = 1; i < nc; i++) {
-        double a = c[i - 1].u * 1e3 - t0 / 1e6, b = c[i].u * 1e3 - t0 / 1e6;
+        double a = b;                 /* the previous update's place */
+        b = c[i].u * 1e3 - t0_ms;
         double da = c[i - 1].unc * 1e3, db = c[i].unc * 1e3, e = c[i].mj - c[i - 1].mj;
         if (!(b > a) || !(e > 0))
             continue;
@@ -210,7 +227,7 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
         *st = (struct cstep){ a, b, da, db, e / (b - a), e, ST_NONE, 0 };
         st->st = level_state(o, frac_of(st->p, g->idle_w, g->busy_w));
         if (b > 0 && a < d)
-            maxdu = fmax(maxdu, fmax(da, db));
+            maxdu = fmax_inline(maxdu, fmax_inline(da, db));
     }
     free(c);
     /* A step between two of different states whose power lies between
@@ -286,6 +303,24 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The bounds are finite, a few dozen, each signal's already in order:
+ * insertion sort there, stable as qsort (glibc's merge sort) is, so equal
+ * bounds (0 and -0 among them) keep their order (see edges_sort). */
+static void bounds_sort(double *b, long m)
+{
+    if (m > EDGES_SORT_SMALL) {
+        qsort(b, (size_t)m, sizeof *b, cmp_double);
+        return;
+    }
+    for (long i = 1; i < m; i++) {
+        double v = b[i];
+        long j = i;
+        for (; j > 0 && b[j - 1] > v; j--)
+            b[j] = b[j - 1];
+        b[j] = v;
+    }
+}
+
 /* The fused state at x: known states agreeing, else the first in conflict
  * order (*conflict set), else ST_UNKNOWN. */
 static unsigned char fuse_at(const struct known *k, const int *use, double x, unsigned char *conflict)
@@ -330,7 +365,7 @@ static int fuse_timeline(const struct known *k, const int *use, double d, struct
             if (isfinite(k[s].s[i].hi))
                 b[m++] = k[s].s[i].hi;
         }
-    qsort(b, (size_t)m, sizeof *b, cmp_double);
+    bounds_sort(b, m);
     /* pieces: (-inf, b0), [b0, b1), ..., [b_last, inf), equal ones merged */
     long np = 0;
     for (long i = 0; i <= m; i++) {
@@ -425,45 +460,39 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
     memset(rd, 0, sizeof rd);
     memset(k, 0, sizeof k);
     int rc = 0;
+    /* every signal's readings in one allocation: this runs once per GPU
+     * of every window */
+    size_t cap = (size_t)(n ? n : 1);
+    double *tw = malloc(sizeof *tw * cap * 2 * SIG_N);
+    unsigned char *sts = malloc(cap * SIG_N);
+    if (!tw || !sts)
+        rc = -1;
     for (int s = 0; s < SIG_N && rc == 0; s++) {
-        rd[s].t = malloc(sizeof(double) * (size_t)(n ? n : 1));
-        rd[s].w = malloc(sizeof(double) * (size_t)(n ? n : 1));
-        rd[s].st = malloc((size_t)(n ? n : 1));
-        if (!rd[s].t || !rd[s].w || !rd[s].st)
-            rc = -1;
+        rd[s].t = tw + cap * 2 * (size_t)s;
+        rd[s].w = rd[s].t + cap;
+        rd[s].st = sts + cap * (size_t)s;
     }
     int levels = isfinite(frac_of(g->idle_w + 1, g->idle_w, g->busy_w));
+    /* each reading goes straight to its signal's arrays (SIG_COUNTER has
+     * none: counter_spans reads the samples) */
     for (long i = 0; i < n && rc == 0; i++) {
         const struct gpu_sample *p = &smp[i];
         double x = ((double)p->t - t0) / 1e6;
-        unsigned char st[SIG_N] = { 0 };
-        double w[SIG_N] = { 0 };
-        w[SIG_POWER] = fig.power_window_ms;
-        w[SIG_UTIL] = fig.util_period_ms;
-        w[SIG_AVERAGE] = fig.average_window_ms;
-        w[SIG_SMACT] = nz(p->gpm_span_ms, 0);
+        if (idle_bit_live && (p->medium_fresh || (medium_every_tick & EVERY_TICK_REASONS)) && p->idle_bit >= 0)
+            reading_push(&rd[SIG_IDLEBIT], x, 0, p->idle_bit ? ST_IDLE : ST_BUSY);
         if (levels && !isnan(p->power_instant_w))
-            st[SIG_POWER] = 0x80 | level_state(o, frac_of(p->power_instant_w, g->idle_w, g->busy_w));
-        /* utilization and reasons only where read, not repeated */
-        int fresh_util = p->medium_fresh || (medium_every_tick & EVERY_TICK_UTIL);
-        int fresh_reasons = p->medium_fresh || (medium_every_tick & EVERY_TICK_REASONS);
-        if (fresh_util && !isnan(p->util_pct))
-            st[SIG_UTIL] = 0x80 | (p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
+            reading_push(&rd[SIG_POWER], x, fig.power_window_ms,
+                         level_state(o, frac_of(p->power_instant_w, g->idle_w, g->busy_w)));
         if (!isnan(p->sm_active_pct))
-            st[SIG_SMACT] = 0x80 | (p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
-        if (idle_bit_live && fresh_reasons && p->idle_bit >= 0)
-            st[SIG_IDLEBIT] = 0x80 | (p->idle_bit ? ST_IDLE : ST_BUSY);
+            reading_push(&rd[SIG_SMACT], x, nz(p->gpm_span_ms, 0),
+                         p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
+        /* utilization and reasons only where read, not repeated */
+        if ((p->medium_fresh || (medium_every_tick & EVERY_TICK_UTIL)) && !isnan(p->util_pct))
+            reading_push(&rd[SIG_UTIL], x, fig.util_period_ms,
+                         p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
         if (levels && !isnan(p->power_average_w))
-            st[SIG_AVERAGE] = 0x80 | level_state(o, frac_of(p->power_average_w, g->idle_w, g->busy_w));
-        for (int s = 0; s < SIG_N; s++) {
-            if (!st[s])
-                continue;
-            struct readings *r = &rd[s];
-            r->t[r->n] = x;
-            r->w[r->n] = w[s];
-            r->st[r->n] = st[s] & 0x7f;
-            r->n++;
-        }
+            reading_push(&rd[SIG_AVERAGE], x, fig.average_window_ms,
+                         level_state(o, frac_of(p->power_average_w, g->idle_w, g->busy_w)));
     }
     for (int s = 0; s < SIG_N && rc == 0; s++)
         if (s != SIG_COUNTER)
@@ -489,10 +518,9 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
         rc = fuse_timeline(k, use, d, out);
     if (rc == 0)
         gpu_spin_mark(smp, n, t0, d, R[SIG_UTIL], out);
+    free(tw);
+    free(sts);
     for (int s = 0; s < SIG_N; s++) {
-        free(rd[s].t);
-        free(rd[s].w);
-        free(rd[s].st);
         free(k[s].s);
         free(k[s].pt);
     }

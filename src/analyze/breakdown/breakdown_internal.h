@@ -41,8 +41,9 @@ int tl_unrecorded_before(struct timeline *tl, double from, double d);
 
 struct edge { double x, res; int dir; };   /* dir: +1 idle->busy, -1 busy->idle, 0 other */
 
-/* qsort order of edges: by x. */
-int cmp_edge(const void *a, const void *b);
+/* Sorts m edges by x, stably (insertion sort up to EDGES_SORT_SMALL). */
+#define EDGES_SORT_SMALL 64
+void edges_sort(struct edge *x, long m);
 
 /* Walks sorted edges as the intervals they cut [0, d] into: each call
  * gives the end of the interval starting at prev (the next distinct edge

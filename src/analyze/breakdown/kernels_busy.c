@@ -96,7 +96,7 @@ void kernels_gap_split(const struct timeline *kern, const struct timeline *cpu, 
     for (int s = 1; s < win->nseg; s++)
         if (win->seg[s].start_ms > from && win->seg[s].start_ms < to)
             x[m++] = (struct edge){ win->seg[s].start_ms, 0, 0 };
-    qsort(x, (size_t)m, sizeof *x, cmp_edge);
+    edges_sort(x, m);
     int seg = 0;
     double prev = from;
     for (long i = 0; i < m; i++) {
@@ -133,7 +133,7 @@ void kernels_nvml_check(const struct timeline *kern, const struct timeline *nvml
         x[m++] = (struct edge){ kern->x[k], kern->res[k], 0 };
     for (int k = 1; k < nvml->n; k++)
         x[m++] = (struct edge){ nvml->x[k], nvml->res[k], 0 };
-    qsort(x, (size_t)m, sizeof *x, cmp_edge);
+    edges_sort(x, m);
     struct edge_walk ew = { x, m, 0, 0, 0 };
     double next, next_res, idle_ms = 0, busy_ms = 0;
     while (edge_next(&ew, d, &next, &next_res)) {

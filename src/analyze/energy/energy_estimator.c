@@ -122,7 +122,7 @@ static long first_at(const struct energy_estimator *e, int64_t t)
     return lo;
 }
 
-static int is_change(const struct energy_estimator *e, long i)
+static inline int is_change(const struct energy_estimator *e, long i)
 {
     return i > oldest(e) && obs(e, i)->mj != obs(e, i - 1)->mj;
 }
@@ -260,6 +260,18 @@ long est_pending_key(const struct energy_estimator *e, int64_t t)
         return e->count == 0 ? -1 : 3 * e->changes;
     int64_t ago = e->last_t - t;
     return 3 * e->changes + (ago >= EST_WAIT_NS ? 2 : ago >= EST_WAIT_NS / 3 ? 1 : 0);
+}
+
+long est_pending_changes(const struct energy_estimator *e, int64_t t)
+{
+    if (e->count == 0)
+        return 1;
+    long na_all = changes_from(e, first_at(e, t));
+    /* est_cum_at's two pending answers below: too few changes to answer
+     * at all, then too few to fit the grid on */
+    if (na_all < EST_NEED_AFTER + 1)
+        return EST_NEED_AFTER + 1 - na_all;
+    return na_all < EST_SIDE ? EST_SIDE - na_all : 1;
 }
 
 enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eof,

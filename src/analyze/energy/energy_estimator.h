@@ -46,6 +46,12 @@ void est_add(struct energy_estimator *e, int64_t t, double mj);
  * holds many pending instants need not ask again until it changes. -1
  * before the first reading. */
 long est_pending_key(const struct energy_estimator *e, int64_t t);
+/* After est_cum_at answered INTEG_PENDING for t: how many more changes of
+ * the counter must be read before it can answer otherwise while the last
+ * term of est_pending_key (how long ago t is) stays the same; 1 when it
+ * cannot tell. The changes it counts after t grow by at most one per
+ * change read. */
+long est_pending_changes(const struct energy_estimator *e, int64_t t);
 /* Counter updates an edge needs after it (the step holding it and two
  * more): est_cum_at gives up at the end of a trace with fewer. */
 #define EST_EDGE_UPDATES 3

@@ -224,16 +224,26 @@ static struct store_block *pack(const struct sample_store *s, const struct store
         unsigned char *flags_at = p;
         p += flags_size(s);
         unsigned flags = 0;
-        /* without branches: which words change is unpredictable (a third
-         * less time than testing each, by perf on 1,000,000 rows) */
-        for (int k = 0; k < nw; k++) {
-            uint32_t x;
-            memcpy(&x, r + 4 * (size_t)k, 4);
-            unsigned changed = x != prev[k];
-            memcpy(p, &x, 4);
-            p += 4 * changed;
-            flags |= changed << k;
-            prev[k] = x;
+        /* Words two at a time (nw is even: the record is a multiple of 8
+         * bytes): most pairs repeat whole and are passed over with one
+         * test; within a pair that changed, without branches (which word
+         * changes is unpredictable: a third less time than testing each,
+         * by perf on 1,000,000 rows). */
+        for (int k = 0; k < nw; k += 2) {
+            uint64_t pair, was;
+            memcpy(&pair, r + 4 * (size_t)k, 8);
+            memcpy(&was, &prev[k], 8);
+            if (pair == was)
+                continue;
+            memcpy(&prev[k], &pair, 8);
+            for (int j = k; j < k + 2; j++) {
+                uint32_t x;
+                memcpy(&x, r + 4 * (size_t)j, 4);
+                unsigned changed = memcmp(&x, (const unsigned char *)&was + 4 * (size_t)(j - k), 4) != 0;
+                memcpy(p, &x, 4);
+                p += 4 * changed;
+                flags |= changed << j;
+            }
         }
         flags_at[0] = (unsigned char)(flags & 0xff);
         if (flags_size(s) == 2)

@@ -6,10 +6,11 @@
  * Owns: chunks of WINDOW_ARENA_CHUNK records mapped from the system, and
  * how many records of each are still in use.
  *
- * Why: a record is 3.5 KB (analysis.h's struct window), and finish_trace
- * copies every one into one array; with a record of its own allocation
- * each stayed in the heap until the copy was over, so the copy doubled the
- * records' memory at its peak (35 MB with 10,000 windows). A chunk goes
+ * Why: a record is 1.5 KB (analysis.h's struct window; 3.5 KB while its
+ * breakdowns held room for every segment), and finish_trace copies every
+ * one into one array; with a record of its own allocation each stayed in
+ * the heap until the copy was over, so the copy doubled the records'
+ * memory at its peak (35 MB with 10,000 windows then). A chunk goes
  * back to the system as soon as its last record is copied or freed, so the
  * array grows as the chunks go. Records are handed out in order and never
  * reused; live windows (live_windows.c) free theirs as they are reported,
