@@ -494,8 +494,9 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
             reading_push(&rd[SIG_AVERAGE], x, fig.average_window_ms,
                          level_state(o, frac_of(p->power_average_w, g->idle_w, g->busy_w)));
     }
+    /* the average power's spans only where no stronger signal read (below) */
     for (int s = 0; s < SIG_N && rc == 0; s++)
-        if (s != SIG_COUNTER)
+        if (s != SIG_COUNTER && s != SIG_AVERAGE)
             rc = spans_from_readings(&rd[s], R[s], d, &k[s]);
     if (rc == 0 && levels)
         rc = counter_spans(o, g, smp, n, t0, d, &k[SIG_COUNTER]);
@@ -508,6 +509,8 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
         strong |= s != SIG_AVERAGE && use[s];
     }
     use[SIG_AVERAGE] &= !strong;
+    if (rc == 0 && use[SIG_AVERAGE])
+        rc = spans_from_readings(&rd[SIG_AVERAGE], R[SIG_AVERAGE], d, &k[SIG_AVERAGE]);
     *base_res = INFINITY;
     for (int s = 0; s < SIG_N; s++)
         if (use[s] && s != SIG_AVERAGE)
