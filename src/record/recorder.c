@@ -367,6 +367,11 @@ int recorder_run(const struct record_opts *o)
      * `begin` rows, so no mark may come before it. */
     if (r->have_fifo && mark_fifo_start(&r->fifo, recorder_on_mark, r) != 0)
         return fail_start(r, EXIT_USAGE);
+    /* `begin` is stamped before CMD starts, though written after: CMD may
+     * do real work (launch kernels, send marks) before the recorder's
+     * thread gets a CPU back on a loaded host, and all of it belongs in
+     * the recording's begin..end window. */
+    r->start_ns = mono_ns();
     if (o->cmd) {
         int rc = child_cmd_start(&r->child, o->cmd, r->fifo_path);
         if (rc != 0)
@@ -387,7 +392,6 @@ int recorder_run(const struct record_opts *o)
     if (r->private_dir[0] && r->have_fifo && r->show_status)
         fprintf(stderr, "%s: marks FIFO: %s (from other shells: flinch mark --fifo %s LABEL)\n",
                 diag_prog(), r->fifo_path, r->fifo_path);
-    r->start_ns = mono_ns();
     recorder_write_mark(r, "begin", r->start_ns);   /* a write error ends run_loop at once */
     if (r->have_cgroup)
         recorder_write_cgroup(r, 1, r->start_ns);

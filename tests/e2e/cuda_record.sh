@@ -15,6 +15,11 @@ unset CUDA_INJECTION64_PATH
 rec -o "$T/a.csv" --cuda -- "$APP" "$SCN" >"$T/app.out" 2>"$T/err"
 expect_eq "exit status: CMD's" "$?" 0
 t0=$(sed -n 's/.*t0=\([0-9]*\).*/\1/p' "$T/app.out"); pid=$(sed -n 's/^pid=\([0-9]*\).*/\1/p' "$T/app.out")
+# `begin` is stamped before CMD starts (on a loaded host CMD may run its
+# first kernels before the recorder's thread gets a CPU back)
+mono=$(sed -n 's/.* mono=\([0-9]*\).*/\1/p' "$T/app.out")
+expect_eq "begin stamped before CMD ran" \
+  "$(awk -F, -v m="$mono" '$3 == "MARK" && $4 == "\"begin\"" { print ($1 <= m) }' "$T/a.csv")" 1
 expect_eq "kernels file: first line" "$(head -1 "$T/a.csv.kernels")" "flinch-kernels 1"
 expect_eq "kernels file: the library's S line" "$(grep -c "^S pid=$pid cupti=130001 clock=monotonic " "$T/a.csv.kernels")" 1
 expect_eq "GPU 0 busy: the kernel union, exact" "$($UNION -v type=B -v gpu=0 -v t0="$t0" "$T/a.csv.kernels" | head -1)" \

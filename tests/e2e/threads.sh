@@ -20,25 +20,31 @@ for c in w["waiting_on"]:
         if d["thread"] == name:
             ms[c["class"]] = ms.get(c["class"], 0) + d["thread_ms"]
 other = sum(v for k, v in ms.items() if k not in (want, "running"))
-print(int(100 * ms.get(want, 0) / dur), math.ceil(100 * other / dur))' "$3" "$4"
+print(int(100 * ms.get(want, 0) / dur), math.ceil(100 * other / dur),
+      ",".join("%s=%.1fms" % (k, v) for k, v in sorted(ms.items()) if k not in (want, "running")) or "-")' "$3" "$4"
 }
 
 # Each phase thread spends at least MIN % of its window in its class and
-# (in C) no time in any other class but running (it runs when released, and
-# the fsync thread runs its write() calls between the fsyncs), (in Python) at
-# most 5 %; main sleeps >= 90 %.
+# (in C) at most one sweep's share in any other class but running (it runs
+# when released, and the fsync thread runs its write() calls between the
+# fsyncs), (in Python) at most 5 %; main sleeps >= 90 %. The one sweep: the
+# thread is released just before the end mark, and a sweep taken as it
+# exits (close, then the stack's madvise, which on a busy host waits in D
+# for the address space's lock) counts +-10 ms around it, into the window
+# (seen once in CI: 3 % in the accept window).
 check_phases() { # LABEL TRACE
   for pc in accept:network recv:network epoll:network poll:network condvar:lock sleep:sleep pipe:pipe fsync:disk busy:running; do
     phase=${pc%%:*} want=${pc#*:}
     got=$(shares "$2" "$phase" "$phase" "$want")
-    share=${got% *} foreign=${got#* }
+    share=${got%% *} rest=${got#* }
+    foreign=${rest%% *}
     min=80
     [ "$phase" = fsync ] && min=10     # on a loaded host, R also counts waiting for a CPU
     # A Python thread waits for the GIL (lock) each time it wakes from its
     # blocking call, and a busy one hands it over every switch interval
     # (5 ms) and waits to take it back: a few percent, more on a loaded
     # host (seen: 3 % in the accept window, one 20 ms sweep of ~500 ms).
-    most=1
+    most=4
     case "$1" in Python*) most=5 ;; esac
     if [ "$share" -ge "$min" ] && [ "$foreign" -le "$most" ]; then ok "$1: $phase window: $phase thread is $want"
     else notok "$1: $phase window: $phase thread is $want >= $min%, other waits <= $most% (got $got)"; fi
@@ -79,9 +85,10 @@ expect_match "text: one threads line per window" \
 rec --out tree.csv --threads-ms 20 -- sh -c "\"$HELPERS/blocker\" phases 300; true" 2>err.txt
 expect_eq "child of sh -c: exit status" "$?" 0
 got=$(shares tree.csv accept accept network)
-expect_match "child of sh -c: its accept thread is network" "^(8[0-9]|9[0-9]|100) [01]$" "$got"
+# (the one sweep of the C phases, in a 300 ms window: 7 %)
+expect_match "child of sh -c: its accept thread is network" "^(8[0-9]|9[0-9]|100) [0-7] " "$got"
 got=$(shares tree.csv accept sh other)
-expect_match "child of sh -c: sh waits for it (wait4: other)" "^(9[0-9]|100) [01]$" "$got"
+expect_match "child of sh -c: sh waits for it (wait4: other)" "^(9[0-9]|100) [01] " "$got"
 
 rec --out py.csv --threads-ms 20 -- python3 "$ROOT/tests/helpers/blocker.py" 500 2>err.txt
 expect_eq "Python server: exit status" "$?" 0
