@@ -15,7 +15,13 @@ expect_eq "record: exit 0, no warning" "$?:$(cat "$T/err")" "0:"
 py() { python3 -c "import json, sys
 w = json.load(open(sys.argv[1]))['windows'][0]
 $1" "$2"; }
-"$FLINCH" analyze "$T/a.csv" --start begin --end end --format json >"$T/a.json"
+# The window is the app's whole life, its start and exit included: under
+# ASan those run the CPU for tens of ms (LeakSanitizer's check at exit:
+# ~100 ms), host-cpu time with edges from the CPU samples. What is under
+# test here is the GPU side, so the process's own CPU never names host-cpu
+# (--proc-busy-cores 1000) and the compute share is the window's length's.
+CPU="--proc-busy-cores 1000"
+"$FLINCH" analyze "$T/a.csv" --start begin --end end $CPU --format json >"$T/a.json"
 expect_eq "json: compute the kernel union, collective apart, edges from the stamps" \
   "$(py 'b = w["breakdown"]; print(b["compute_ms"], b["collective_ms"], b["source"], b["resolution_ms"], b["not_recorded_ms"])' "$T/a.json")" \
   "100.0 20.0 kernels 0.001 0.0"
@@ -28,9 +34,9 @@ expect_eq "json: the NVML cross-check" \
   "$(py 'c = w["gpus"][0]["kernels"]["nvml_check"]; print(c["kernels_while_idle_ms"], c["busy_without_kernels_ms"], c["threshold_ms"] > 0)' "$T/a.json")" \
   "120.0 0.0 True"
 
-"$FLINCH" analyze "$T/a.csv" --start begin --end end -v >"$T/a.txt"
+"$FLINCH" analyze "$T/a.csv" --start begin --end end $CPU -v >"$T/a.txt"
 expect_match "text: the answer line names the kernels as the edges' source" \
-  "^window 1 begin -> end  [0-9.]+ s  mixed: [0-9]+% waiting, 3[0-9]% compute, [0-9]% collective(, interleaved)?  \(edges \+-0 ms from kernels, confidence " \
+  "^window 1 begin -> end  [0-9.]+ s  (mixed|waiting): [0-9]+% waiting, [0-9]+% compute, [0-9]+% collective(, interleaved)?  \(edges \+-0 ms from kernels, confidence " \
   "$(grep '^window 1 begin' "$T/a.txt")"
 expect_match "text: the time line" \
   "^  time: compute 100\.0 ms \([0-9]+%\), host-cpu [0-9.]+ ms \([0-9]+%\), waiting [0-9.]+ ms \([0-9]+%\), collective 20\.0 ms \([0-9]+%\), edges \+-0\.001 ms from kernels\$" \
@@ -46,7 +52,7 @@ check "text: the GPM caveat does not cap kernel compute" \
 
 # CSV: the window's collective_ms and each GPU's kernel cells, before
 # confidence (recording stays last)
-"$FLINCH" analyze "$T/a.csv" --start begin --end end --format csv >"$T/a.out.csv"
+"$FLINCH" analyze "$T/a.csv" --start begin --end end $CPU --format csv >"$T/a.out.csv"
 expect_eq "csv: the kernel columns and cells" "$(python3 -c 'import csv, sys
 h, v = list(csv.reader(open(sys.argv[1])))[:2]
 i = h.index("collective_ms")

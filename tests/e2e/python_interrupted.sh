@@ -53,7 +53,9 @@ async def main():
 asyncio.run(main())
 print("done")
 PY
-out=$(FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn" "$FLINCH" record -q --out t.csv --interval-ms 10 \
+# An idle GPU throughout (waiting.scn): each window is "waiting" whenever
+# it falls (on demo.scn a slow start put the last ones in its compute part)
+out=$(FLINCH_SIM_SCENARIO="$SCENARIOS/waiting.scn" "$FLINCH" record -q --out t.csv --interval-ms 10 \
   --nvml-lib "$SIM" --no-rapl -- python3 intr.py 2>err.txt)
 expect_eq "record: exit 0, the program ran to its end, quiet" "$?:$out:$(cat err.txt)" "0:done:"
 expect_eq "end marks: interrupted=WHY after the other attributes, only where an exception left" \
