@@ -393,6 +393,18 @@ EXPORT int64_t flinchsim_vclock_now(void)
     return t;
 }
 
+/* CLOCK_REALTIME minus the virtual clock, fixed at nvmlInit: the recorder
+ * stamps t_wall_ns with the same offset the library stamps its per-process
+ * samples with, so the two agree to the ns (read apart, they would differ
+ * by the real time between two reads: tens of us, more on a busy host). */
+EXPORT int64_t flinchsim_vclock_wall_offset_ns(void)
+{
+    pthread_mutex_lock(&lock);
+    int64_t off = virtual_time ? vwall_offset_ns : 0;
+    pthread_mutex_unlock(&lock);
+    return off;
+}
+
 EXPORT int flinchsim_vclock_sleep_until(int64_t ns)
 {
     pthread_mutex_lock(&lock);

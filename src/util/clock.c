@@ -37,10 +37,10 @@ int clock_sleep_until(int64_t when_ns)
     return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR ? -1 : 0;
 }
 
-void clock_virtualize(int64_t (*now)(void), int (*sleep_until)(int64_t))
+void clock_virtualize(int64_t (*now)(void), int (*sleep_until)(int64_t), int64_t wall_offset_ns)
 {
     virtual_sleep = sleep_until;
-    virtual_wall_offset = read_clock(CLOCK_REALTIME) - now();
+    virtual_wall_offset = wall_offset_ns;
     atomic_store(&virtual_now, now);
 }
 

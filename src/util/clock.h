@@ -21,10 +21,10 @@ int64_t wall_ns(void);
 int clock_sleep_until(int64_t when_ns);
 
 /* The seam that lets a simulator run the recorder on its own time: after
- * this call mono_ns() is now(), wall_ns() moves with it, and
+ * this call mono_ns() is now(), wall_ns() is now() + wall_offset_ns, and
  * clock_sleep_until() calls sleep_until() instead of sleeping. Only the
  * simulated NVML offers such a clock (nvml_loader.c looks for it). */
-void clock_virtualize(int64_t (*now)(void), int (*sleep_until)(int64_t));
+void clock_virtualize(int64_t (*now)(void), int (*sleep_until)(int64_t), int64_t wall_offset_ns);
 int clock_is_virtual(void);
 
 #define NS_PER_SEC 1000000000LL

@@ -510,7 +510,7 @@ int main(int argc, char **argv)
             "nvmlGpmSampleGet", "nvmlGpmMetricsGet",
             "nvmlDeviceGetProcessUtilization", "nvmlDeviceGetMaxClockInfo",
             "flinchsim_energy_J", "flinchsim_epoch_ns", "flinchsim_builtin_scenario",
-            "flinchsim_vclock_now", "flinchsim_vclock_sleep_until",
+            "flinchsim_vclock_now", "flinchsim_vclock_sleep_until", "flinchsim_vclock_wall_offset_ns",
         };
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
             if (sym(names[i]))

@@ -107,10 +107,12 @@ static void follow_virtual_clock(struct nvml_lib *lib)
 {
     int64_t (*now)(void) = NULL;
     int (*sleep_until)(int64_t) = NULL;
+    int64_t (*wall_offset)(void) = NULL;
     resolve(lib->dl, "flinchsim_vclock_now", NULL, &now, sizeof now);
     resolve(lib->dl, "flinchsim_vclock_sleep_until", NULL, &sleep_until, sizeof sleep_until);
-    if (now && sleep_until && now() >= 0) {
-        clock_virtualize(now, sleep_until);
+    resolve(lib->dl, "flinchsim_vclock_wall_offset_ns", NULL, &wall_offset, sizeof wall_offset);
+    if (now && sleep_until && wall_offset && now() >= 0) {
+        clock_virtualize(now, sleep_until, wall_offset());
         lib->virtual_clock = 1;
     }
 }
