@@ -50,9 +50,10 @@ done
 # the widest of the five interior windows' +-: they are the same 300 ms at
 # 612 W, and a window's +- varies between identical ones with where the
 # counter's 100 ms steps fall (1.41 to 5.66 J seen; with three interior
-# windows an ASan run read the last 2.86 J against the widest 1.87 J). Five
-# keep that chance small; the failure this guards, the interpolated
-# counter's fallback (--linger-ms 0 below), is ~10x wider.
+# windows an ASan run read the last 2.86 J against the widest 1.87 J; with
+# five a clang run read 3.21 J against 1.77 J). The bound is 3x the widest:
+# the failure this guards, the interpolated counter's fallback
+# (--linger-ms 0 below, its +- printed there), is ~10x wider.
 Umed=$(printf '%s\n' "$U1" "$U2" "$U3" "$U4" "$U5" | sort -g | sed -n 5p)
 check "linger: the last window ($E6 J) within 1% of the exact $X6 J" near "$E6" "$X6" "$(awk -v x="$X6" 'BEGIN { print x / 100 }')"
 # Under a sanitizer the recorder's ticks run late and uneven, which the
@@ -61,8 +62,8 @@ check "linger: the last window ($E6 J) within 1% of the exact $X6 J" near "$E6" 
 # 1.1x the +-; the plain and clang builds hold the +- itself.
 U6b=$U6; [ -n "${SANITIZED:-}" ] && U6b=$(awk -v u="$U6" 'BEGIN { print 1.1 * u }')
 check "linger: the last window's +-$U6 J holds the exact value" near "$E6" "$X6" "$U6b"
-check "linger: the last window's +-$U6 J is no wider than 1.5x an interior one's ($Umed J)" \
-  awk -v a="$U6" -v b="$Umed" 'BEGIN { exit !(a > 0 && a <= 1.5 * b) }'
+check "linger: the last window's +-$U6 J is no wider than 3x the widest interior one's ($Umed J)" \
+  awk -v a="$U6" -v b="$Umed" 'BEGIN { exit !(a > 0 && a <= 3 * b) }'
 expect_eq "linger: the last window has no flag" "$(win l.csv 6 flags)" ""
 check "trace reader: samples after end read whole" "$HELPERS/tracecheck" l.csv
 check "plot: samples after end" "$FLINCH" plot l.csv -o l.svg --start a --end b
@@ -72,6 +73,7 @@ check "export: samples after end" "$FLINCH" export --format perfetto l.csv -o l.
 rec_cmd z.csv --linger-ms 0
 expect_eq "--linger-ms 0: exit status is CMD's" "$?" 7
 expect_eq "--linger-ms 0: no SAMPLE row after end" "$(after_end z.csv)" 0
+echo "# --linger-ms 0: window 6 +-$(win z.csv 6 U) J (exact $(awk -v d="$(win z.csv 6 dur)" 'BEGIN { printf "%.3f", 612 * d }') J)"
 expect_eq "--linger-ms 0: the last window is near-end" "$(win z.csv 6 flags)" "near-end"
 expect_eq "--linger-ms 0: the first window is not" "$(win z.csv 1 flags)" ""
 expect_eq "--linger-ms 0: near-end is not inconclusive" "$(win z.csv 6 verdict)" "compute"
