@@ -28,10 +28,10 @@ print(int(100 * ms.get(want, 0) / dur), math.ceil(100 * other / dur),
 # (in C) at most one sweep's share in any other class but running (it runs
 # when released, and the fsync thread runs its write() calls between the
 # fsyncs), (in Python) at most 5 %; main sleeps >= 90 %. The one sweep: the
-# thread is released just before the end mark, and a sweep taken as it
-# exits (close, then the stack's madvise, which on a busy host waits in D
-# for the address space's lock) counts +-10 ms around it, into the window
-# (seen once in CI: 3 % in the accept window).
+# thread is released just before the end mark, and a sweep taken while it
+# exits counts +-10 ms around it, into the window (seen once in CI: 3 % in
+# the accept window, on a loaded host; which class that sweep read is not
+# known yet: the failure message now names the classes seen).
 check_phases() { # LABEL TRACE
   for pc in accept:network recv:network epoll:network poll:network condvar:lock sleep:sleep pipe:pipe fsync:disk busy:running; do
     phase=${pc%%:*} want=${pc#*:}
