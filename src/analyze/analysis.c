@@ -21,6 +21,7 @@
 #include "analysis_internal.h"
 #include "breakdown.h"
 #include "cgroup_throttle.h"
+#include "window_texts.h"
 #include "clock.h"
 #include "diag.h"
 #include "labels_seen.h"
@@ -370,6 +371,7 @@ void window_release(struct window *w)
     breakdown_release(&w->bd);
     free(w->gpu);
     free(w->samples);                /* unfinished: its tapes are gone */
+    window_texts_free(w);
     w->gpu = NULL;
     w->samples = NULL;
 }

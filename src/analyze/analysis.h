@@ -223,9 +223,13 @@ struct window {
     struct window_samples *samples; /* private: where its samples lie until the breakdown is made */
     struct window_tape *tape;    /* private: those samples decoded, during the breakdown only */
     enum verdict verdict;
-    char evidence[EVIDENCE_MAX]; /* "power 63 W = idle 60 W + 2% of the busy range; gpu util 0%; cpu 3%" */
+    /* The texts (window_texts.h): at most EVIDENCE_MAX and
+     * CONFIDENCE_REASON_MAX bytes, writable only between
+     * window_texts_begin and window_texts_keep. */
+    char *evidence;              /* "power 63 W = idle 60 W + 2% of the busy range; gpu util 0%; cpu 3%" */
     enum confidence confidence;  /* confidence.h, set after the evidence */
-    char confidence_reason[CONFIDENCE_REASON_MAX]; /* what lowers it, "" when nothing */
+    char *confidence_reason;     /* what lowers it, "" when nothing */
+    char *texts;                 /* private: both texts' allocation, NULL when they are "" */
 };
 
 struct stat_summary { double median, p90, p99, max; };

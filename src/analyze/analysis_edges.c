@@ -15,6 +15,7 @@
 #include "analysis_internal.h"
 #include "pcie_window.h"
 #include "diag.h"
+#include "window_texts.h"
 
 static int add_pending(struct ctx *c, struct active *act)
 {
@@ -313,6 +314,7 @@ static int finish_window(struct ctx *c, struct active *act)
     if (!w)
         return -1;
     c->win_of[act->kind][act->id] = w;
+    window_texts_init(w);
     w->index = act->id + 1;
     w->recording = act->recording;
     w->start_label = act->label ? act->label : c->pair[act->kind].start_label;

@@ -16,6 +16,7 @@
 #include "confidence.h"
 #include "sensor_figures.h"
 #include "slow_clock.h"
+#include "window_texts.h"
 
 /* The longest hold a partial reading may have: the slowest refresh assumed
  * (sensor_figures.h) plus a sample interval or two. */
@@ -186,6 +187,8 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
                        const double *busy, const double *util_period,
                        const struct sensor_faults *const *faults)
 {
+    struct window_text_scratch texts;
+    window_texts_begin(&texts, w);
     w->energy_j = 0;
     w->uncertainty_j = 0;
     int any = 0;
@@ -286,12 +289,13 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
     proc_share_verdict(w);
     if (c->proc_exit_ns <= w->t_end_ns) {
         size_t len = strlen(w->evidence);
-        snprintf(w->evidence + len, sizeof w->evidence - len, "; the traced process had exited %s",
+        snprintf(w->evidence + len, EVIDENCE_MAX - len, "; the traced process had exited %s",
                  c->proc_exit_ns <= w->t_start_ns ? "before the window" : "during the window");
     }
     pcie_window_evidence(c->opt, w);
     slow_clock_evidence_append(w);  /* like the power cap, last: the others' clauses first */
     confidence_window(w);        /* last: grades what the stages above left */
+    window_texts_keep(w);
 }
 
 void finish_analysis(struct ctx *c)

@@ -24,6 +24,7 @@
 #include "hosts.h"
 #include "trace_reader.h"
 #include "verdict.h"
+#include "window_texts.h"
 
 struct shared_mark { int64_t shared_ns, wall_ns; const char *label; long line; long order; };
 
@@ -146,10 +147,13 @@ static void retotal(const struct analysis_options *o, struct analysis *m)
         w->mean_power_w = w->energy_j / w->duration_s;
         breakdown_merge_gpus(o, w);
         pcie_window_copies(o, w);   /* no tape here: sums only, copy time per GPU */
+        struct window_text_scratch texts;
+        window_texts_begin(&texts, w);
         verdict_window(o, w);
         pcie_window_evidence(o, w);
         slow_clock_evidence_append(w);
         confidence_window(w);
+        window_texts_keep(w);
     }
     double *v = malloc(sizeof *v * (size_t)(m->nwindows ? m->nwindows : 1));
     if (v) {

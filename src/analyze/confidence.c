@@ -130,13 +130,13 @@ static void grade_sources(const struct window *w, struct grade *g)
 
 void confidence_window(struct window *w)
 {
-    struct grade g = { CONFIDENCE_HIGH, 0, w->confidence_reason, sizeof w->confidence_reason };
+    struct grade g = { CONFIDENCE_HIGH, 0, w->confidence_reason, CONFIDENCE_REASON_MAX };
     w->confidence_reason[0] = '\0';
     if (w->verdict == VERDICT_INCONCLUSIVE) {
         /* the verdict's own reason: the evidence's first clause */
         size_t n = strcspn(w->evidence, ";");
-        if (n >= sizeof w->confidence_reason)
-            n = sizeof w->confidence_reason - 1;
+        if (n >= CONFIDENCE_REASON_MAX)
+            n = CONFIDENCE_REASON_MAX - 1;
         memcpy(w->confidence_reason, w->evidence, n);
         w->confidence_reason[n] = '\0';
         w->confidence = CONFIDENCE_NONE;

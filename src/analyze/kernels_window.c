@@ -199,11 +199,11 @@ void kernels_nvml_evidence(struct window *w)
         if (!(g->nvml_check_ms > 0))
             continue;
         if (g->kernels_nvml_idle_ms > g->nvml_check_ms)
-            len += (size_t)snprintf(w->evidence + len, sizeof w->evidence - len, "; gpu %d: kernels ran "
+            len += (size_t)snprintf(w->evidence + len, EVIDENCE_MAX - len, "; gpu %d: kernels ran "
                                     "%.0f ms while NVML read it idle (NVML lags or misses short kernels)",
                                     g->gpu, g->kernels_nvml_idle_ms);
-        if (len < sizeof w->evidence && g->nvml_busy_no_kernels_ms > g->nvml_check_ms)
-            snprintf(w->evidence + len, sizeof w->evidence - len, "; gpu %d: NVML read it busy %.0f ms "
+        if (len < EVIDENCE_MAX && g->nvml_busy_no_kernels_ms > g->nvml_check_ms)
+            snprintf(w->evidence + len, EVIDENCE_MAX - len, "; gpu %d: NVML read it busy %.0f ms "
                      "with no traced kernel (another process, or a context not traced)", g->gpu,
                      g->nvml_busy_no_kernels_ms);
     }

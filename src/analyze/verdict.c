@@ -261,7 +261,7 @@ size_t verdict_parts_text(const struct breakdown *bd, double dur_ms, char *buf, 
 
 void verdict_window(const struct analysis_options *o, struct window *w)
 {
-    size_t cap = sizeof w->evidence, len = 0;
+    size_t cap = EVIDENCE_MAX, len = 0;
     w->evidence[0] = '\0';
     const struct window_gpu *top = NULL;
     double top_f = -INFINITY;

@@ -11,9 +11,11 @@
 #include "live_line.h"
 #include "report.h"
 #include "verdict.h"
+#include "window_texts.h"
 
 static struct window_gpu gpu;
 static struct window win;
+static struct window_text_scratch win_texts;
 static struct segment win_seg[BREAKDOWN_MAX_SEGMENTS];   /* win.bd's */
 
 /* A window of DUR_MS with segments (class, length) in order, edges +-RES. */
@@ -21,6 +23,8 @@ static void setup(double dur_ms, double res, int nseg, const int *cls, const dou
 {
     memset(&gpu, 0, sizeof gpu);
     memset(&win, 0, sizeof win);
+    window_texts_init(&win);
+    window_texts_begin(&win_texts, &win);
     gpu.source = SOURCE_COUNTER;
     gpu.mean_power_w = 300;
     gpu.idle_w = 75;

@@ -11,6 +11,7 @@
 #include "proc_runq.h"
 #include "segment_merge.h"
 #include "verdict.h"
+#include "window_texts.h"
 
 static unsigned char decide(int tree, double cores, double runq, double host)
 {
@@ -288,12 +289,15 @@ static void test_order(void)
 
 static struct window_gpu gpu;
 static struct window win;
+static struct window_text_scratch win_texts;
 
 static void set_window(const enum time_class *cls, const double *len, int n, double cpu_pct,
                        double cores)
 {
     memset(&gpu, 0, sizeof gpu);
     memset(&win, 0, sizeof win);
+    window_texts_init(&win);
+    window_texts_begin(&win_texts, &win);
     gpu.source = SOURCE_COUNTER;
     gpu.mean_power_w = 75;
     gpu.util_pct = 0;

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "kernels_file.h"
 #include "kernels_window.h"
+#include "window_texts.h"
 
 static char path[64];
 
@@ -60,6 +61,9 @@ static void test_load(void)
 
     struct window_gpu g[2];
     struct window w = { 0 };
+    struct window_text_scratch texts;
+    window_texts_init(&w);
+    window_texts_begin(&texts, &w);
     memset(g, 0, sizeof g);
     w.ngpu = 2;
     w.gpu = g;

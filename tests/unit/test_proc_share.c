@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "proc_share.h"
+#include "window_texts.h"
 
 #define S 1000000000LL
 
@@ -91,14 +92,17 @@ static void test_verdict(void)
 {
     struct window_gpu g;
     struct window w;
+    struct window_text_scratch texts;
     memset(&g, 0, sizeof g);
     memset(&w, 0, sizeof w);
+    window_texts_init(&w);
+    window_texts_begin(&texts, &w);
     w.ngpu = 1;
     w.gpu = &g;
     g.proc_sm_pct = 20;
     g.other_sm_pct = 60;
     w.verdict = VERDICT_COMPUTE;
-    snprintf(w.evidence, sizeof w.evidence, "100%% compute (724 ms)");
+    snprintf(w.evidence, EVIDENCE_MAX, "100%% compute (724 ms)");
     proc_share_verdict(&w);
     CHECK(w.verdict == VERDICT_MIXED);
     CHECK_STR(w.evidence, "the GPU computed mostly for other processes (SM time: the traced job 20%, "
@@ -106,12 +110,12 @@ static void test_verdict(void)
     g.proc_sm_pct = 60;                                  /* the job's own compute stays compute */
     g.other_sm_pct = 20;
     w.verdict = VERDICT_COMPUTE;
-    snprintf(w.evidence, sizeof w.evidence, "100%% compute (724 ms)");
+    snprintf(w.evidence, EVIDENCE_MAX, "100%% compute (724 ms)");
     proc_share_verdict(&w);
     CHECK(w.verdict == VERDICT_COMPUTE);
     CHECK_STR(w.evidence, "100% compute (724 ms); sm 80% = job 60% + other processes 20%");
     g.proc_sm_pct = g.other_sm_pct = NAN;                /* no readings: untouched */
-    snprintf(w.evidence, sizeof w.evidence, "x");
+    snprintf(w.evidence, EVIDENCE_MAX, "x");
     proc_share_verdict(&w);
     CHECK(w.verdict == VERDICT_COMPUTE);
     CHECK_STR(w.evidence, "x");

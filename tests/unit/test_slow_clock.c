@@ -10,6 +10,7 @@
 #include "breakdown_internal.h"
 #include "check.h"
 #include "slow_clock.h"
+#include "window_texts.h"
 
 #define NS 64
 
@@ -111,7 +112,10 @@ static void test_evidence(void)
 {
     struct window_gpu gpu[2];
     struct window w;
+    struct window_text_scratch texts;
     memset(&w, 0, sizeof w);
+    window_texts_init(&w);
+    window_texts_begin(&texts, &w);
     memset(gpu, 0, sizeof gpu);
     w.gpu = gpu;
     w.ngpu = 1;

@@ -5,14 +5,18 @@
 
 #include "check.h"
 #include "verdict.h"
+#include "window_texts.h"
 
 static struct window_gpu gpu;
 static struct window win;
+static struct window_text_scratch win_texts;
 
 static void setup(double power, double util, double cpu, double cores)
 {
     memset(&gpu, 0, sizeof gpu);
     memset(&win, 0, sizeof win);
+    window_texts_init(&win);
+    window_texts_begin(&win_texts, &win);
     gpu.gpu = 0;
     gpu.source = SOURCE_COUNTER;
     gpu.mean_power_w = power;

@@ -86,7 +86,7 @@ void gpm_window(struct window *w)
  * memory-bound compute or a spin, and only GPM or kernel names tell. */
 static void spin_evidence(struct window *w, size_t len)
 {
-    size_t cap = sizeof w->evidence;
+    size_t cap = EVIDENCE_MAX;
     double spin_ms = 0;
     for (int i = 0; i < w->bd.nseg; i++)
         if (w->bd.seg[i].reason == gpu_spin_reason)
@@ -117,7 +117,7 @@ static void spin_evidence(struct window *w, size_t len)
 
 void gpm_evidence_append(struct window *w)
 {
-    size_t cap = sizeof w->evidence, len = strlen(w->evidence);
+    size_t cap = EVIDENCE_MAX, len = strlen(w->evidence);
     int ok = 0, coarse = 0;
     for (int i = 0; i < w->ngpu; i++) {
         const struct window_gpu *g = &w->gpu[i];

@@ -163,6 +163,6 @@ void pcie_window_evidence(const struct analysis_options *o, struct window *w)
         snprintf(out, sizeof out, "waiting on host<->GPU copies: %s; %s", what, w->evidence);
     else
         snprintf(out, sizeof out, "%s; host<->GPU copies: %s", w->evidence, what);
-    memcpy(w->evidence, out, sizeof w->evidence - 1);
-    w->evidence[sizeof w->evidence - 1] = '\0';
+    memcpy(w->evidence, out, EVIDENCE_MAX - 1);
+    w->evidence[EVIDENCE_MAX - 1] = '\0';
 }

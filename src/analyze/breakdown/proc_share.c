@@ -126,7 +126,7 @@ const char *proc_share_text(const struct window_gpu *g, char *buf, size_t cap)
 static void prepend(struct window *w, const char *text)
 {
     char old[EVIDENCE_MAX];
-    size_t cap = sizeof w->evidence, olen = strlen(w->evidence);
+    size_t cap = EVIDENCE_MAX, olen = strlen(w->evidence);
     memcpy(old, w->evidence, olen + 1);
     int n = snprintf(w->evidence, cap, "%s%s", text, olen ? "; " : "");
     if (n < 0 || (size_t)n >= cap)
@@ -148,11 +148,11 @@ void proc_share_verdict(struct window *w)
         any = 1;
         job += g->proc_sm_pct;
         other += g->other_sm_pct;
-        if (len < sizeof w->evidence) {
+        if (len < EVIDENCE_MAX) {
             char gpu[32] = "";
             if (w->ngpu > 1)
                 snprintf(gpu, sizeof gpu, " (gpu %d)", g->gpu);
-            len += (size_t)snprintf(w->evidence + len, sizeof w->evidence - len,
+            len += (size_t)snprintf(w->evidence + len, EVIDENCE_MAX - len,
                                     "; sm %.0f%% = job %.0f%% + other processes %.0f%%%s",
                                     g->proc_sm_pct + g->other_sm_pct, g->proc_sm_pct,
                                     g->other_sm_pct, gpu);

@@ -141,5 +141,5 @@ size_t slow_clock_evidence(const struct window *w, char *buf, size_t cap, size_t
 void slow_clock_evidence_append(struct window *w)
 {
     size_t len = strlen(w->evidence);
-    slow_clock_evidence(w, w->evidence, sizeof w->evidence, len);
+    slow_clock_evidence(w, w->evidence, EVIDENCE_MAX, len);
 }

@@ -6,8 +6,9 @@
  * Owns: chunks of WINDOW_ARENA_CHUNK records mapped from the system, and
  * how many records of each are still in use.
  *
- * Why: a record is 1.5 KB (analysis.h's struct window; 3.5 KB while its
- * breakdowns held room for every segment), and finish_trace copies every
+ * Why: a record is 656 bytes (analysis.h's struct window; 3.5 KB while its
+ * breakdowns held room for every segment, 1.5 KB while it held room for
+ * its longest texts, window_texts.h), and finish_trace copies every
  * one into one array; with a record of its own allocation each stayed in
  * the heap until the copy was over, so the copy doubled the records'
  * memory at its peak (35 MB with 10,000 windows then). A chunk goes
