@@ -6,7 +6,8 @@
 # 100,000 range marks are written to the FIFO as fast as Python can; the
 # feed drops rows (flinch_live_rows_dropped_total > 0), and the textfile's
 # samples, skipped ticks and marks equal what tracecheck counts in the
-# trace. The drop counter has HELP and TYPE lines in both formats.
+# trace. The drop counter has HELP and TYPE lines in both formats. The
+# recording runs until the flood is sent and /metrics scraped.
 . "$ROOT/tests/lib.sh"
 
 export FLINCH_SIM_SCENARIO="$SCENARIOS/demo.scn"
@@ -17,7 +18,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_for_file() { i=0; while ! grep -q -- "$2" "$1" 2>/dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; }
 
 port=$(free_port)
-"$FLINCH" record --out f.csv --seconds 2 --interval-ms 10 --nvml-lib "$SIM" --no-rapl \
+"$FLINCH" record --out f.csv --interval-ms 10 --nvml-lib "$SIM" --no-rapl \
   --marks-fifo "$T/fifo" --range r --metrics-file "$T/m.prom" --metrics "$port" -q 2>err.txt &
 rec=$!
 wait_for_file f.csv 'MARK,"\{0,1\}begin'
@@ -50,6 +51,9 @@ print(h.getresponse().read().decode(), end="")
 PY
 }
 curl_om >om.txt
+# stopped once scraped: a fixed --seconds could end before a loaded host
+# had sent the flood and scraped (the scrape was then refused)
+kill -INT $rec
 wait $rec
 expect_eq "recorder exits 0" "$?" 0
 expect_eq "nothing on stderr but the serving line" "$(grep -vc 'serving metrics' err.txt)" 0
