@@ -42,6 +42,11 @@ SERIAL_TESTS="cpu_starved soak_short faults metrics_counts record_shutdown
   record_linger record_parallel record_64gpus record_basic record_stamps gpu_calls proc_util
   mark record_cmd answer analyze_sim metrics metrics_fds python_helper"
 
+# Tests that use no flinch build, run with the first build only:
+#   python_pip       pip installs python/ in a venv; flinch itself never runs
+ONCE_TESTS="python_pip"
+first_build=${1:-}
+
 JOBS=${JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 case "$JOBS" in ''|*[!0-9]*|0) echo "tests/run.sh: JOBS must be a positive number" >&2; exit 2 ;; esac
 
@@ -69,6 +74,11 @@ trap 'rm -rf "$res"' EXIT
 
 is_serial() {
   for s in $SERIAL_TESTS; do [ "$s" = "$1" ] && return 0; done
+  return 1
+}
+
+is_once() {
+  for s in $ONCE_TESTS; do [ "$s" = "$1" ] && return 0; done
   return 1
 }
 
@@ -166,6 +176,9 @@ build_env() {
   export FLINCH="$bdir/flinch" SIM="$bdir/sim/libnvidia-ml.so.1" BUILD="$bdir" \
          SCENARIOS="$root/sim/scenarios" ROOT="$root" HELPERS="$bdir/tests"
   case "$1" in *asan*) export SANITIZED=1 ;; *) unset SANITIZED ;; esac
+  # what needs no flinch build runs once, with the first (python_robust's
+  # interpreter matrix)
+  if [ "$1" = "$first_build" ]; then export FIRST_BUILD=1; else unset FIRST_BUILD; fi
 }
 
 # queue BUILD NAME CMD...: records a test for the batches (the command as
@@ -203,6 +216,7 @@ for b in "$@"; do
   done
   for e in "$root"/tests/e2e/*.sh; do
     [ -f "$e" ] || continue
+    [ "$b" != "$first_build" ] && is_once "$(basename "$e" .sh)" && continue
     queue "$b" "$(basename "$e" .sh)" bash "$e"
   done
 done
