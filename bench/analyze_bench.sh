@@ -62,7 +62,7 @@ row() {
   rss=$(stat_field "$3.best" maxrss_kib)
   mbs=$(calc "$(wc -c <"$2") / 1e6 / ($wall / 1e9)" %.0f)
   mbs_cpu=$(calc "$(wc -c <"$2") / 1e6 / ($cpu / 1e6)" %.0f)
-  echo "| $1 | $(size_mb "$2") MB | $(calc "$wall / 1e9" %.3f) s | $(calc "$cpu / 1e6" %.3f) s | $mbs MB/s | $mbs_cpu MB/s | $(calc "$rss / 1024" %.1f) MiB |"
+  echo "| $1 | $(size_mb "$2") MB | $(calc "$wall / 1e9" %.3f) s | $(calc "$cpu / 1e6" %.3f) s | $mbs MB/s | $mbs_cpu MB/s | $(calc "$rss / 1024" %.1f) MiB | $(stat_field "$3.best" minflt) |"
 }
 
 flinch_ok=1
@@ -77,8 +77,8 @@ fi
 
 echo "### flinch analyze: speed ($rows SAMPLE rows, flinch format, page cache warm)"
 echo
-echo "| case | CSV size | wall | CPU (user+sys) | MB/s (wall) | MB/s (per CPU second) | peak RSS |"
-echo "|---|---|---|---|---|---|---|"
+echo "| case | CSV size | wall | CPU (user+sys) | MB/s (wall) | MB/s (per CPU second) | peak RSS | page faults |"
+echo "|---|---|---|---|---|---|---|---|"
 [ "$flinch_ok" = 1 ] && row "flinch analyze, 2 marks (1 window)" "$W/two-marks.csv" "$W/f2"
 [ "$flinch_ok" = 1 ] && row "flinch analyze, $windows windows" "$W/many.csv" "$W/fk"
 [ "$flinch_ok" = 1 ] && row "flinch analyze, the same samples, 1 window" "$W/many-one.csv" "$W/f1"
@@ -99,7 +99,8 @@ if [ "$flinch_ok" = 1 ]; then
   ratio1=$(calc "$wk / $w1" %.2f)
   ratio1_cpu=$(calc "$ck / $c1" %.2f)
   echo "Each target is checked on wall-clock time and on CPU time (user+sys): on a shared machine the process"
-  echo "may wait for a core, which wall time counts and CPU time does not."
+  echo "may wait for a core, which wall time counts and CPU time does not. Page faults (first touches of a"
+  echo "page, from wait4) are the same on every run; on a virtual machine each costs several microseconds."
   echo
   echo "| target | wall | CPU | result (wall / CPU) |"
   echo "|---|---|---|---|"
