@@ -72,15 +72,14 @@ trap 'stop_all; exit 130' INT
 trap 'stop_all; exit 143' TERM
 trap 'rm -rf "$res"' EXIT
 
-is_serial() {
-  for s in $SERIAL_TESTS; do [ "$s" = "$1" ] && return 0; done
+# in_list NAME WORD...: whether NAME is one of the words.
+in_list() {
+  in_list_name=$1; shift
+  for in_list_word in "$@"; do [ "$in_list_word" = "$in_list_name" ] && return 0; done
   return 1
 }
-
-is_once() {
-  for s in $ONCE_TESTS; do [ "$s" = "$1" ] && return 0; done
-  return 1
-}
+is_serial() { in_list "$1" $SERIAL_TESTS; }
+is_once() { in_list "$1" $ONCE_TESTS; }
 
 # run_one ID BUILD NAME CMD...: runs the test in a fresh temp dir and
 # writes its report to $res/ID.out, its counts ("passed failed skipped")

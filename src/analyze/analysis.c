@@ -21,13 +21,13 @@
 #include "analysis_internal.h"
 #include "breakdown.h"
 #include "cgroup_throttle.h"
-#include "window_texts.h"
 #include "clock.h"
 #include "diag.h"
 #include "labels_seen.h"
 #include "tape.h"
 #include "verdict.h"
 #include "waiting_on.h"
+#include "window_texts.h"
 /* The identity record of the GPU whose index is the label's `key` value;
  * NULL when the value is no GPU index or the records are full. */
 static struct gpu_ident *ident_of(struct analysis *a, const char *label, const char *key)

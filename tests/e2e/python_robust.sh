@@ -19,18 +19,20 @@ checks="$ROOT/tests/python/robust_checks.py"
 # The groups are Python alone (no flinch build runs them): with the first
 # build only (tests/run.sh, FIRST_BUILD); the recordings below run with each.
 : >pythons.txt
-[ -n "${FIRST_BUILD:-}" ] || echo "# the interpreter matrix runs with the first build only"
-[ -z "${FIRST_BUILD:-}" ] || {
-  command -v python3
-  for d in $(echo "$PATH" | tr ':' ' '); do ls "$d"/python3.[0-9]* 2>/dev/null; done
-  ls "$HOME"/.pyenv/versions/*/bin/python 2>/dev/null
-} | grep -v -- '-config$\|m$' | while read -r py; do
-  [ -x "$py" ] && "$py" -c 'import os, sys; sys.stdout.write("%d.%d %s\n" % (sys.version_info[0], sys.version_info[1], os.path.realpath(sys.executable)))' 2>/dev/null
-done | sort -u -k2,2 | sort -t. -k1,1n -k2,2n >pythons.txt
-for minor in 8 9 10 11 12 13; do
-  [ -z "${FIRST_BUILD:-}" ] || grep -q "^3\.$minor " pythons.txt ||
-    skip "python 3.$minor" "not installed (PATH, ~/.pyenv)"
-done
+if [ -n "${FIRST_BUILD:-}" ]; then
+  {
+    command -v python3
+    for d in $(echo "$PATH" | tr ':' ' '); do ls "$d"/python3.[0-9]* 2>/dev/null; done
+    ls "$HOME"/.pyenv/versions/*/bin/python 2>/dev/null
+  } | grep -v -- '-config$\|m$' | while read -r py; do
+    [ -x "$py" ] && "$py" -c 'import os, sys; sys.stdout.write("%d.%d %s\n" % (sys.version_info[0], sys.version_info[1], os.path.realpath(sys.executable)))' 2>/dev/null
+  done | sort -u -k2,2 | sort -t. -k1,1n -k2,2n >pythons.txt
+  for minor in 8 9 10 11 12 13; do
+    grep -q "^3\.$minor " pythons.txt || skip "python 3.$minor" "not installed (PATH, ~/.pyenv)"
+  done
+else
+  echo "# the interpreter matrix runs with the first build only"
+fi
 n=0
 while read -r ver py; do
   case "$ver" in 2.*|3.[0-7]) echo "# $py: $ver is below requires-python >=3.8, not run"; continue ;; esac
