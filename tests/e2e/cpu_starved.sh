@@ -36,7 +36,9 @@ for preset in ideal h100; do
   # process is the job's CPU too (under ASan, ~20 ms of it before its end mark)
   rec_job s-$preset.csv $preset 'sleep 0.2; printf "job_start\n" > "$FLINCH_MARKS"; sleep 1; printf "job_end\n" > "$FLINCH_MARKS"'
   out=$(verdict_line s-$preset.csv)
-  expect_match "$preset: a sleeping job on a saturated host is waiting" '^  verdict=waiting  100% waiting' "$out"
+  # at least 95 %: the job's CPU is read from the kernel's counts, and an
+  # ASan run once read 10 ms of it for the sleeper's 1 s (1% host-cpu)
+  expect_match "$preset: a sleeping job on a saturated host is waiting" '^  verdict=waiting  (100|9[5-9])% waiting' "$out"
   expect_match "$preset: ... and the evidence says whose the load was" \
     "; host saturated by other work, not the job's CPU \(its threads waited [0-9]+ ms for one\)" "$out"
 
