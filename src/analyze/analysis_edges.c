@@ -52,7 +52,7 @@ void window_record_free(struct ctx *c, struct window *w)
     if (!w)
         return;
     window_release(w);
-    window_arena_free(&c->arena, w);
+    region_free(&c->arena, w);
 }
 
 /* A window id for the mark that opens it; its active record holds what the
@@ -310,7 +310,7 @@ static double diff(const struct point *ps, const struct point *pe, int q)
 /* Both edges known: the window's numbers (levels and verdict come later). */
 static int finish_window(struct ctx *c, struct active *act)
 {
-    struct window *w = window_arena_new(&c->arena);
+    struct window *w = region_alloc(&c->arena, sizeof(struct window));
     if (!w)
         return -1;
     c->win_of[act->kind][act->id] = w;

@@ -49,6 +49,7 @@ int finish_trace(struct ctx *c)
             diag_error("out of memory");
             return EXIT_RUNTIME;
         }
+        advise_huge_pages(arr, sizeof *arr * (size_t)nfinished);   /* 6.5 MB for 10,000 windows */
         for (long i = 0; i < nids; i++) {
             if (c->act_of[kind][i]) {
                 int r = c->act_of[kind][i]->recording;
@@ -65,7 +66,7 @@ int finish_trace(struct ctx *c)
             arr[kept] = *w;
             arr[kept].index = kept + 1;
             kept++;
-            window_arena_free(&c->arena, w);   /* its chunk goes once all of it is copied */
+            region_free(&c->arena, w);   /* its chunk goes once all of it is copied */
             c->win_of[kind][i] = NULL;
         }
         c->nids[kind] = 0;
@@ -424,7 +425,7 @@ void free_ctx(struct ctx *c)
     free(c->idle);
     free(c->pend);
     free(c->rec_levels);
-    window_arena_done(&c->arena);        /* after the records still held are freed */
+    region_done(&c->arena);             /* after the records still held are freed */
 }
 
 /* The live answer for one window: the same finish_one as at the end of a

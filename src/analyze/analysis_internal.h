@@ -19,7 +19,7 @@
 #include "sensor_faults.h"
 #include "tape.h"
 #include "verdict.h"
-#include "window_arena.h"
+#include "region_arena.h"
 #include "windows.h"
 
 #define ANALYSIS_MAX_GPUS TRACE_MAX_GPUS
@@ -139,7 +139,11 @@ struct ctx {
     int n_rapl;
     struct pairing pair[2];
     struct active **act_of[2];     /* by window id; NULL once finished (or dropped) */
-    struct window_arena arena;     /* the finished windows' records (window_arena.h) */
+    /* The finished windows' records until finish_trace copies them, in
+     * start-mark order, into one array: a chunk goes as soon as its last
+     * record is copied or freed (live windows free theirs as reported), so
+     * the copy never holds every record twice. */
+    struct region_arena arena;
     struct window **win_of[2];     /* by window id: the record once finished, else NULL;
                                       finish_trace gathers them into a->windows, c->idle */
     long nids[2];                  /* ids given (a->nwindows, c->nidle until finish_trace) */

@@ -29,13 +29,18 @@
  * (utilization and clock change every ~50 ms, GPM is NaN on most rows,
  * the host's cells repeat on every GPU's row), so a GPU sample takes ~18
  * bytes for 72 and a host sample ~9 for 40. The first sample of a block
- * is compared with all-zero bytes, so a block decodes on its own.
+ * is compared with all-zero bytes, so a block decodes on its own. Packed
+ * blocks come from the store's region arena (region_arena.h), on huge
+ * pages once they are many: their memory goes back to the system a chunk
+ * at a time, once every block in the chunk has gone.
  */
 #ifndef FLINCH_SAMPLE_STORE_H
 #define FLINCH_SAMPLE_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "region_arena.h"
 
 #define STORE_BLOCK 64           /* samples per block */
 #define STORE_REC_MAX 72         /* the largest record: t and 16 4-byte words, a flags bit each */
@@ -63,6 +68,8 @@ struct sample_store {
     long nblk, cap_blk, nfreed;
     struct store_block *spare[STORE_SPARE];  /* unpacked blocks to reuse */
     int nspare;
+    struct region_arena packed_mem;    /* the packed blocks: most of an analysis's
+                                          memory with many windows (region_arena.h) */
 };
 
 void store_init(struct sample_store *s, size_t rec);
