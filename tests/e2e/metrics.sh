@@ -15,6 +15,27 @@ if ! command -v python3 >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; th
 fi
 port=$(free_port)
 
+# Two 3 s recordings, whose live lines are compared with analyze further
+# down, run beside the 5 s one below (~1 % of a core each; their marks
+# carry their own stamps); one recording after another took 6 s more.
+# With --idle-w/--busy-w the live verdicts are analyze's too.
+"$FLINCH" record --out v.csv --seconds 3 --interval-ms 10 --nvml-lib "$SIM" --no-rapl \
+  --marks-fifo "$T/fifo2" --start a --end b --idle-w 75 --busy-w 612 --live -q >live2.txt 2>err2.txt &
+rec_v=$!
+# --range NAME: ranges paired by id, overlapping across "threads", equal
+# to analyze --range on the same trace.
+"$FLINCH" record --out r.csv --seconds 3 --interval-ms 10 --nvml-lib "$SIM" --no-rapl \
+  --marks-fifo "$T/fifo3" --range prefill --live -q >live3.txt 2>err4.txt &
+rec_r=$!
+wait_for v.csv 'MARK,"\{0,1\}begin'
+now=$("$HELPERS/simtool" now)
+ms() { echo $((now + $1 * 1000000)); }
+printf 'a\t%s\nb\t%s\na\t%s\nb\t%s\n' "$(ms 900)" "$(ms 1300)" "$(ms 1800)" "$(ms 2200)" > fifo2
+wait_for r.csv 'MARK,"\{0,1\}begin'
+now=$("$HELPERS/simtool" now)
+printf 'prefill\t%s\tstart=1.1\nprefill\t%s\tstart=1.2\nprefill\t%s\tend=1.1\nprefill\t%s\tend=1.2\n' \
+  "$(ms 900)" "$(ms 1100)" "$(ms 1500)" "$(ms 1600)" > fifo3
+
 # A 5 s recording with two named windows and client-stamped marks: three
 # "req" windows (one stamped before its samples arrive) and two "tok".
 "$FLINCH" record --out m.csv --seconds 5 --interval-ms 10 --nvml-lib "$SIM" --no-rapl \
@@ -24,7 +45,6 @@ rec=$!
 wait_for m.csv 'MARK,"\{0,1\}begin'
 wait_for err.txt 'serving metrics'
 now=$("$HELPERS/simtool" now)
-ms() { echo $((now + $1 * 1000000)); }
 printf 'rs\t%s\nts\t%s\nte\t%s\nre\t%s\n' "$(ms 100)" "$(ms 150)" "$(ms 400)" "$(ms 824)" > fifo
 printf 'rs\t%s\nre\t%s\n' "$(ms 1000)" "$(ms 1724)" > fifo
 sleep 1.9
@@ -92,14 +112,8 @@ sed -n 's/^live req #[0-9]*: t_start_ns=\([0-9]*\) duration_s=\([0-9.]*\) energy
 expect_eq "live lines: duration and energy equal analyze's, window by window" "$(cat got.txt)" "$(cat want.txt)"
 expect_match "live line says the levels are still learned" '^live req #1: .* verdict=[a-z-]+ \(.*levels: .*, so far\)$' "$(cat live.txt)"
 
-# With --idle-w/--busy-w the live verdicts are analyze's too.
-"$FLINCH" record --out v.csv --seconds 3 --interval-ms 10 --nvml-lib "$SIM" --no-rapl \
-  --marks-fifo "$T/fifo2" --start a --end b --idle-w 75 --busy-w 612 --live -q >live2.txt 2>err2.txt &
-rec=$!
-wait_for v.csv 'MARK,"\{0,1\}begin'
-now=$("$HELPERS/simtool" now)
-printf 'a\t%s\nb\t%s\na\t%s\nb\t%s\n' "$(ms 900)" "$(ms 1300)" "$(ms 1800)" "$(ms 2200)" > fifo2
-wait $rec
+# the two recordings started first: --idle-w/--busy-w, then --range
+wait $rec_v
 "$FLINCH" analyze v.csv --start a --end b --idle-w 75 --busy-w 612 --format csv >a2.csv
 python3 -c 'import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
@@ -109,16 +123,7 @@ sed -n 's/^live a:b #[0-9]*: t_start_ns=\([0-9]*\) duration_s=\([0-9.]*\) energy
 expect_eq "live with --idle-w/--busy-w: breakdown and verdict equal analyze's too" "$(cat got2.txt)" "$(cat want2.txt)"
 check "two windows" test "$(wc -l <got2.txt)" -eq 2
 
-# --range NAME: ranges paired by id, overlapping across "threads", equal
-# to analyze --range on the same trace.
-"$FLINCH" record --out r.csv --seconds 3 --interval-ms 10 --nvml-lib "$SIM" --no-rapl \
-  --marks-fifo "$T/fifo3" --range prefill --live -q >live3.txt 2>err4.txt &
-rec=$!
-wait_for r.csv 'MARK,"\{0,1\}begin'
-now=$("$HELPERS/simtool" now)
-printf 'prefill\t%s\tstart=1.1\nprefill\t%s\tstart=1.2\nprefill\t%s\tend=1.1\nprefill\t%s\tend=1.2\n' \
-  "$(ms 900)" "$(ms 1100)" "$(ms 1500)" "$(ms 1600)" > fifo3
-wait $rec
+wait $rec_r
 "$FLINCH" analyze r.csv --range prefill --format csv >a3.csv
 awk -F, 'NR > 1 { print $6, $8, $9 }' a3.csv | sort >want3.txt
 sed -n 's/^live prefill #[0-9]*: t_start_ns=\([0-9]*\) duration_s=\([0-9.]*\) energy_J=\([0-9.]*\) .*/\1 \2 \3/p' \

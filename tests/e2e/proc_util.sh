@@ -43,14 +43,20 @@ expect_eq "sim: the legacy library lacks it" "$("$S" --lib "$LEGACY" query putil
 putil missing nvmlDeviceGetProcessUtilization"
 
 # --- the recorder ------------------------------------------------------------
-# prec SCENARIO OUT [LIB] -- CMD: 10 ms ticks; stderr in err.txt, calls in stats.txt
+# prec SCENARIO OUT LIB [ARGS] [-- CMD]: records at 10 ms ticks in the
+# background: its exit status to OUT.rc, its stderr to OUT.err, the
+# simulator's call counts to OUT.stats. This test's recordings share
+# nothing and mostly wait on real time (a recorder at 10 ms takes ~1 % of a
+# core), so they all run at once: ~4 s, where one by one took ~16 s.
 prec() {
   scn=$1; out=$2; lib=$3; shift 3
-  rm -f "$out" stats.txt
-  FLINCH_SIM_STATS=stats.txt FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record --out "$out" \
-    --nvml-lib "$lib" --no-rapl -q --interval-ms 10 "$@" 2>err.txt
+  rm -f "$out" "$out.stats" "$out.rc"
+  ( FLINCH_SIM_STATS="$out.stats" FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record --out "$out" \
+      --nvml-lib "$lib" --no-rapl -q --interval-ms 10 "$@" 2>"$out.err"
+    echo $? >"$out.rc" ) &
 }
-calls() { awk -v f="$1" '$1 == "gpu" && $2 == 0 && $3 == f { print $4; n = 1 } END { if (!n) print 0 }' stats.txt; }
+# calls OUT FUNCTION: how many times OUT's recording called FUNCTION for GPU 0
+calls() { awk -v f="$2" '$1 == "gpu" && $2 == 0 && $3 == f { print $4; n = 1 } END { if (!n) print 0 }' "$1.stats"; }
 # readings FILE: "proc other" of every row that carries a reading, sorted, unique
 readings() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
   $3 == "SAMPLE" && $c["gpu_proc_sm_pct"] != "" { print $c["gpu_proc_sm_pct"], $c["gpu_other_sm_pct"] }' "$1" | sort -u; }
@@ -64,8 +70,27 @@ cat > job.sh <<'EOF'
 sleep 1.2; echo req_start > "$FLINCH_MARKS"; sleep 0.7; echo req_end > "$FLINCH_MARKS"; sleep 1.4
 EOF
 printf 'at 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' > shared.scn
+printf 'at 0 power=612 util=80 reasons=0 proc_child=80\n' > alone.scn
+printf 'gpus 2\nat 0 gpu 0 power=612 util=80 reasons=0 proc_child=80\nat 0 gpu 1 power=400 util=60 reasons=0 proc_other=60\n' > two.scn
+# the refusals' GPUs: per-process utilization not supported, not permitted,
+# and (r3, on the legacy library) not there at all
+k=0
+for why in "unsupported nvmlDeviceGetProcessUtilization" "error 4 nvmlDeviceGetProcessUtilization" ""; do
+  k=$((k + 1))
+  printf '%s\nat 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' "$why" > r$k.scn
+done
+printf 'pid_namespace foreign\nat 0 util=60 proc_child=60\n' > ns.scn
 prec shared.scn shared.csv "$SIM" -- sh job.sh
-expect_eq "shared GPU: exit 0, no warnings" "$?:$(cat err.txt)" "0:"
+prec alone.scn alone.csv "$SIM" -- sh job.sh
+prec two.scn two.csv "$SIM" --gpu all -- sh job.sh
+prec r1.scn r1.csv "$SIM" -- sleep 1.3
+prec r2.scn r2.csv "$SIM" -- sleep 1.3
+prec r3.scn r3.csv "$LEGACY" -- sleep 1.3
+prec shared.scn none.csv "$SIM" --seconds 0.5
+prec ns.scn ns.csv "$SIM" -- sleep 1.3
+wait
+
+expect_eq "shared GPU: exit 0, no warnings" "$(cat shared.csv.rc):$(cat shared.csv.err)" "0:"
 expect_eq "shared GPU: every reading is job 20%, others 60%" "$(readings shared.csv)" "20 60"
 n=$(awk -F, 'NR > 1 && $3 == "SAMPLE" && $(NF-3) != ""' shared.csv | wc -l)
 check "shared GPU: a reading about every second ($n)" test "$n" -ge 2 -a "$n" -le 4
@@ -81,7 +106,7 @@ expect_eq "gpu_proc_util_ts_us is a driver time within the second before its row
 # the recorder's rule over the ticks it sampled: the first, then each one
 # 100 or more scheduled ticks after the last read (a skipped tick counts)
 reads=$(csv_col shared.csv tick | awk '$1 != "" && (!n || $1 - at >= 100) { n++; at = $1 } END { print n }')
-expect_eq "one call per read, every 100 ticks at 10 ms" "$(calls nvmlDeviceGetProcessUtilization)" "$reads"
+expect_eq "one call per read, every 100 ticks at 10 ms" "$(calls shared.csv nvmlDeviceGetProcessUtilization)" "$reads"
 
 out=$("$FLINCH" analyze shared.csv --start req_start --end req_end 2>&1)
 expect_match "analyze: the split, and over which span it was measured" \
@@ -98,16 +123,12 @@ expect_eq "analyze csv: gpu0_proc_sm_pct, gpu0_other_sm_pct last (before the not
   "gpu0_proc_sm_pct gpu0_other_sm_pct
 20.00 60.00"
 
-printf 'at 0 power=612 util=80 reasons=0 proc_child=80\n' > alone.scn
-prec alone.scn alone.csv "$SIM" -- sh job.sh
 expect_eq "job alone: every reading is job 80%, others 0%" "$(readings alone.csv)" "80 0"
 out=$("$FLINCH" analyze alone.csv --start req_start --end req_end 2>&1)
 expect_match "job alone: verdict compute, the split in the evidence" \
   '^  verdict=compute  100% compute .*; sm 80% = job 80% \+ other processes 0%' "$out"
 
 # --- two GPUs: the job on one, a tenant on the other ---------------------------
-printf 'gpus 2\nat 0 gpu 0 power=612 util=80 reasons=0 proc_child=80\nat 0 gpu 1 power=400 util=60 reasons=0 proc_other=60\n' > two.scn
-prec two.scn two.csv "$SIM" --gpu all -- sh job.sh
 expect_eq "two GPUs: each GPU's own split (gpu proc other)" \
   "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
      $3 == "SAMPLE" && $c["gpu_proc_sm_pct"] != "" { print $c["gpu_index"], $c["gpu_proc_sm_pct"], $c["gpu_other_sm_pct"] }' two.csv | sort -u)" \
@@ -124,43 +145,38 @@ expect_match "two GPUs: the evidence names each GPU's split" \
   '; sm 80% = job 80% \+ other processes 0% \(gpu 0\); sm 60% = job 0% \+ other processes 60% \(gpu 1\)' "$out"
 
 # --- refusals: the columns stay empty, one warning says why ------------------
-refused() { # NAME SCENARIO-LINE LIB WARNING WHY
-  printf '%s\nat 0 power=612 util=80 reasons=0 proc_child=20 proc_other=60\n' "$2" > r.scn
-  prec r.scn r.csv "$3" -- sleep 1.3
-  expect_eq "$1: cells empty" "$(readings r.csv)" ""
-  expect_eq "$1: one warning" "$(cat err.txt)" "flinch record: warning: $4"
+refused() { # NAME OUT WARNING WHY
+  expect_eq "$1: cells empty" "$(readings "$2")" ""
+  expect_eq "$1: one warning" "$(cat "$2.err")" "flinch record: warning: $3"
   expect_eq "$1: the trace says why, once" \
-    "$("$HELPERS/tracecheck" --events r.csv | cut -d' ' -f2- | grep '^flinch_proc_util')" \
-    "flinch_proc_util gpu=0 why=\"$5\""
+    "$("$HELPERS/tracecheck" --events "$2" | cut -d' ' -f2- | grep '^flinch_proc_util')" \
+    "flinch_proc_util gpu=0 why=\"$4\""
   expect_eq "$1: analyze says why" \
-    "$("$FLINCH" analyze r.csv --start begin --end end 2>/dev/null | grep 'processes:')" \
-    "    gpu 0 processes: not recorded ($5)"
+    "$("$FLINCH" analyze "$2" --start begin --end end 2>/dev/null | grep 'processes:')" \
+    "    gpu 0 processes: not recorded ($4)"
 }
-refused "NOT_SUPPORTED" "unsupported nvmlDeviceGetProcessUtilization" "$SIM" \
+refused "NOT_SUPPORTED" r1.csv \
   "GPU 0: per-process utilization (nvmlDeviceGetProcessUtilization): Not Supported; gpu_proc_sm_pct and gpu_other_sm_pct stay empty" \
   "nvmlDeviceGetProcessUtilization: Not Supported"
-expect_eq "NOT_SUPPORTED: asked once, not again" "$(calls nvmlDeviceGetProcessUtilization)" 1
-refused "NO_PERMISSION" "error 4 nvmlDeviceGetProcessUtilization" "$SIM" \
+expect_eq "NOT_SUPPORTED: asked once, not again" "$(calls r1.csv nvmlDeviceGetProcessUtilization)" 1
+refused "NO_PERMISSION" r2.csv \
   "GPU 0: per-process utilization (nvmlDeviceGetProcessUtilization): Insufficient Permissions; gpu_proc_sm_pct and gpu_other_sm_pct stay empty" \
   "nvmlDeviceGetProcessUtilization: Insufficient Permissions"
-refused "missing symbol" "" "$LEGACY" \
+refused "missing symbol" r3.csv \
   "this NVML has no nvmlDeviceGetProcessUtilization: gpu_proc_sm_pct and gpu_other_sm_pct stay empty (which process used the GPU is unknown)" \
   "no nvmlDeviceGetProcessUtilization in this NVML"
 
 # --- without a traced process: never asked -----------------------------------
-prec shared.scn none.csv "$SIM" --seconds 0.5
 expect_eq "no --pid/CMD: no calls, no cells, no warning" \
-  "$(calls nvmlDeviceGetProcessUtilization):$(readings none.csv):$(cat err.txt)" "0::"
+  "$(calls none.csv nvmlDeviceGetProcessUtilization):$(readings none.csv):$(cat none.csv.err)" "0::"
 
 # --- a container seeing the host's PIDs ---------------------------------------
 # The job's own samples carry pids this namespace lacks: they cannot be
 # told from another tenant's, so they count as other processes', and the
 # recorder says so once.
-printf 'pid_namespace foreign\nat 0 util=60 proc_child=60\n' > ns.scn
-prec ns.scn ns.csv "$SIM" -- sleep 1.3
 expect_match "a pid not in /proc here is named (a container seeing host PIDs)" \
   'GPU 0: NVML reports pid [0-9]+, which this PID namespace does not show .*wrongly if it is the traced job.s$' \
-  "$(cat err.txt)"
+  "$(cat ns.csv.err)"
 expect_eq "... and its time counts as another process's" "$(readings ns.csv)" "0 60"
 
 done_testing
