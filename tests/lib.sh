@@ -89,6 +89,15 @@ rec_bg() {
     --no-rapl "$@" 2>"${REC_BG_ERR:-err.txt}" &
 }
 
+# bg_status OUT CMD...: runs CMD in the background, its stderr to OUT.err
+# and, once it ends, its exit status to OUT.rc (several at once, then
+# `wait`: a test whose recordings share nothing need not run them in turn).
+bg_status() {
+  bg_out=$1; shift
+  rm -f "$bg_out.rc"
+  ( "$@" 2>"$bg_out.err"; echo $? >"$bg_out.rc" ) &
+}
+
 done_testing() { [ "$fails" -eq 0 ]; exit $?; }
 
 # append_mark CSV T_NS LABEL: a MARK row at CLOCK_MONOTONIC T_NS at the end

@@ -13,13 +13,15 @@
  * until the end of its trace, and first touching a page costs a fault:
  * ~11 us each on the 2-core VMs the benchmarks run on (a 64 MB buffer
  * took 0.18 s of CPU to touch), a third of what 10,000 windows cost.
- * Chunks double from REGION_FIRST_CHUNK up to REGION_HUGE, a size a small
- * analysis never reaches; from there on each is aligned to REGION_HUGE and
- * advised for transparent huge pages (MADV_HUGEPAGE: the default
- * "madvise" setting of most kernels honours it), so one fault maps 2 MiB
- * (the same 64 MB: 0.004 s). Where huge pages are off the advice is
- * ignored and the chunks are ordinary memory. glibc's heap cannot be
- * advised without its GLIBC_TUNABLES set before the process starts.
+ * Chunks double from REGION_FIRST_CHUNK (or the size an owner sets in
+ * next_bytes: the sample store starts at REGION_HUGE) up to REGION_HUGE;
+ * from there on each is aligned to REGION_HUGE and advised for transparent
+ * huge pages (MADV_HUGEPAGE: the default "madvise" setting of most kernels
+ * honours it), so one fault maps 2 MiB (the same 64 MB: 0.004 s). Where
+ * huge pages are off the advice is ignored and the chunks are ordinary
+ * memory. glibc's heap as a whole cannot be advised without its
+ * GLIBC_TUNABLES set before the process starts; one big array from malloc
+ * can (advise_huge_pages).
  */
 #ifndef FLINCH_REGION_ARENA_H
 #define FLINCH_REGION_ARENA_H

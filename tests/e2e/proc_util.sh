@@ -44,16 +44,15 @@ putil missing nvmlDeviceGetProcessUtilization"
 
 # --- the recorder ------------------------------------------------------------
 # prec SCENARIO OUT LIB [ARGS] [-- CMD]: records at 10 ms ticks in the
-# background: its exit status to OUT.rc, its stderr to OUT.err, the
+# background (bg_status): its exit status to OUT.rc, its stderr to OUT.err, the
 # simulator's call counts to OUT.stats. This test's recordings share
 # nothing and mostly wait on real time (a recorder at 10 ms takes ~1 % of a
 # core), so they all run at once: ~4 s, where one by one took ~16 s.
 prec() {
   scn=$1; out=$2; lib=$3; shift 3
-  rm -f "$out" "$out.stats" "$out.rc"
-  ( FLINCH_SIM_STATS="$out.stats" FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record --out "$out" \
-      --nvml-lib "$lib" --no-rapl -q --interval-ms 10 "$@" 2>"$out.err"
-    echo $? >"$out.rc" ) &
+  rm -f "$out" "$out.stats"
+  bg_status "$out" env FLINCH_SIM_STATS="$out.stats" FLINCH_SIM_SCENARIO="$scn" "$FLINCH" record \
+    --out "$out" --nvml-lib "$lib" --no-rapl -q --interval-ms 10 "$@"
 }
 # calls OUT FUNCTION: how many times OUT's recording called FUNCTION for GPU 0
 calls() { awk -v f="$2" '$1 == "gpu" && $2 == 0 && $3 == f { print $4; n = 1 } END { if (!n) print 0 }' "$1.stats"; }

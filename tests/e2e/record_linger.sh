@@ -12,16 +12,15 @@ PATH="$(dirname "$FLINCH"):$PATH"
 printf 'preset h100\nsensor_seed 5\nat 0 power=612 util=98\n' >h.scn
 
 # rec_cmd OUT [ARGS...]: `a` and `b` six times, 300 ms apart, then CMD
-# exits 7 right after its last mark; in the background, the exit status to
-# OUT.rc. The two such recordings below run at once (each CMD has its own
+# exits 7 right after its last mark; in the background (bg_status: the
+# exit status to OUT.rc). The two such recordings below run at once (each CMD has its own
 # FIFO; a recorder at 10 ms takes ~1 % of a core): 4 s less.
 rec_cmd() {
   out=$1; shift
-  rm -f "$out" "$out.rc"
-  ( FLINCH_SIM_SCENARIO=h.scn "$FLINCH" record --nvml-lib "$SIM" -o "$out" -q --no-rapl \
-      --proc-stat /dev/null "$@" -- sh -c 'sleep .5; for i in 1 2 3 4 5 6; do [ $i = 1 ] || sleep .3
-        flinch mark a; sleep .3; flinch mark b; done; exit 7' 2>"$out.err"
-    echo $? >"$out.rc" ) &
+  rm -f "$out"
+  bg_status "$out" env FLINCH_SIM_SCENARIO=h.scn "$FLINCH" record --nvml-lib "$SIM" -o "$out" -q --no-rapl \
+    --proc-stat /dev/null "$@" -- sh -c 'sleep .5; for i in 1 2 3 4 5 6; do [ $i = 1 ] || sleep .3
+      flinch mark a; sleep .3; flinch mark b; done; exit 7'
 }
 # win OUT N COLUMN: window N's JSON field (gpu 0's for energy and +-)
 win() {

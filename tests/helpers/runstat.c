@@ -11,9 +11,9 @@
  * status is CMD's exit status, or 128+signal; minflt its page faults that
  * needed no I/O (each first touch of a page: on a virtual machine the
  * memory's largest cost, and unlike time the same on every run). runstat
- * exits with the same status, so scripts can still check it. /usr/bin/time prints CPU time in
- * hundredths of a second, too coarse to divide into microseconds per
- * sample; wait4's rusage has microseconds.
+ * exits with the same status, so scripts can still check it.
+ * /usr/bin/time prints CPU time in hundredths of a second, too coarse to
+ * divide into microseconds per sample; wait4's rusage has microseconds.
  */
 #include <errno.h>
 #include <stdint.h>
