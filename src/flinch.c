@@ -13,6 +13,7 @@
 
 #include "builtin.h"
 #include "diag.h"
+#include "region_arena.h"
 #include "version.h"
 
 struct subcommand {
@@ -42,6 +43,13 @@ static void keep_heap(void)
 {
 #ifdef __GLIBC__
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    size_t heap = (size_t)32 << 20;
+    mallopt(M_MMAP_THRESHOLD, (int)heap);
+    void *p = malloc(heap - 4096);
+    if (p) {
+        advise_huge_pages(p, heap - 4096);
+        free(p);
+    }
 #endif
 }
 

@@ -87,7 +87,7 @@ static int new_chunk(struct region_arena *a, size_t size)
         return 0;
     if (a->cur_at < a->n && a->chunk[a->cur_at].live == 0)
         unmap_chunk(a, a->cur_at);
-    a->next_bytes = bytes * 2 < REGION_HUGE ? bytes * 2 : REGION_HUGE;
+    a->next_bytes = bytes * 2 <= REGION_SMALL_MAX ? bytes * 2 : REGION_HUGE;
     struct region_chunk ch = { p, bytes, 0, 0 };
     long at = chunk_of(a, p) + 1;       /* kept in address order */
     memmove(&a->chunk[at + 1], &a->chunk[at], sizeof *a->chunk * (size_t)(a->n - at));

@@ -14,14 +14,16 @@
  * ~11 us each on the 2-core VMs the benchmarks run on (a 64 MB buffer
  * took 0.18 s of CPU to touch), a third of what 10,000 windows cost.
  * Chunks double from REGION_FIRST_CHUNK (or the size an owner sets in
- * next_bytes: the sample store starts at REGION_HUGE) up to REGION_HUGE;
- * from there on each is aligned to REGION_HUGE and advised for transparent
- * huge pages (MADV_HUGEPAGE: the default "madvise" setting of most kernels
- * honours it), so one fault maps 2 MiB (the same 64 MB: 0.004 s). Where
- * huge pages are off the advice is ignored and the chunks are ordinary
- * memory. glibc's heap as a whole cannot be advised without its
- * GLIBC_TUNABLES set before the process starts; one big array from malloc
- * can (advise_huge_pages).
+ * next_bytes: the sample store starts at REGION_HUGE) up to
+ * REGION_SMALL_MAX, then are REGION_HUGE: records that outgrow 192 KiB
+ * are many (doubling on through 512 KiB and 1 MiB took ~450 faults more
+ * with 10,000 windows). A REGION_HUGE chunk is aligned to REGION_HUGE and
+ * advised for transparent huge pages (MADV_HUGEPAGE: the default
+ * "madvise" setting of most kernels honours it), so one fault maps 2 MiB
+ * (the same 64 MB: 0.004 s). Where huge pages are off the advice is
+ * ignored and the chunks are ordinary memory. glibc's heap can be advised
+ * only where it has already grown (flinch.c's keep_heap grows it first);
+ * one big array from malloc can be advised on its own (advise_huge_pages).
  */
 #ifndef FLINCH_REGION_ARENA_H
 #define FLINCH_REGION_ARENA_H
@@ -29,6 +31,7 @@
 #include <stddef.h>
 
 #define REGION_FIRST_CHUNK ((size_t)64 << 10)
+#define REGION_SMALL_MAX ((size_t)128 << 10)
 #define REGION_HUGE ((size_t)2 << 20)
 
 struct region_chunk {

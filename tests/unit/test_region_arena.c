@@ -1,6 +1,7 @@
 /* test_region_arena.c — memory from the region arena (region_arena.h):
  * zeroed and aligned; chunks that double from REGION_FIRST_CHUNK up to
- * REGION_HUGE, aligned to it and advised for huge pages from there on; a
+ * REGION_SMALL_MAX, then REGION_HUGE, aligned to it and advised for huge
+ * pages; a
  * chunk goes once it no longer hands out and all of it is given back, in
  * whatever order; the window records the analyzer keeps there. */
 #include <stdint.h>
@@ -62,7 +63,7 @@ static void test_chunks_come_and_go(void)
     region_free(&a, more);
     unsigned char *big = region_alloc(&a, 3 * REGION_FIRST_CHUNK);
     CHECK(big && a.n == 1 && a.chunk[0].base == big);
-    CHECK(a.chunk[0].bytes == 4 * REGION_FIRST_CHUNK);     /* 256 KiB, next in the doubling */
+    CHECK(a.chunk[0].bytes == REGION_HUGE);     /* after 128 KiB: huge chunks */
     region_free(&a, NULL);
     region_done(&a);
     CHECK(a.n == 0 && a.chunk == NULL);
@@ -103,7 +104,7 @@ static void test_huge_chunks(void)
     size_t total = 0;
     long small_chunks = 0;
     unsigned char *last = NULL, *first = NULL;
-    /* 64 + 128 + ... + 1024 KiB, then the first chunk of REGION_HUGE */
+    /* 64 + 128 KiB, then the first chunk of REGION_HUGE */
     while (a.n == 0 || a.chunk[a.cur_at].bytes < REGION_HUGE) {
         last = region_alloc(&a, 4096);
         if (!first)
@@ -111,8 +112,8 @@ static void test_huge_chunks(void)
         total += 4096;
         small_chunks = a.n;
     }
-    CHECK(small_chunks == 6);               /* 5 small chunks, then the huge one */
-    CHECK(total == REGION_HUGE - REGION_FIRST_CHUNK + 4096);
+    CHECK(small_chunks == 3);               /* 2 small chunks, then the huge one */
+    CHECK(total == REGION_FIRST_CHUNK + REGION_SMALL_MAX + 4096);
     CHECK((uintptr_t)a.chunk[a.cur_at].base % REGION_HUGE == 0);
     CHECK(a.chunk[a.cur_at].base == last);
     if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0) {
