@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "kernels_file.h"
 
 #define PID_NAMES 4096                  /* (pid, id) -> name index, open addressing */
@@ -24,24 +25,9 @@ static long long num(const char *line, const char *key, long long def)
     return v ? strtoll(v, NULL, 10) : def;
 }
 
-static int grow(void **p, long *cap, long need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    long n = *cap ? *cap * 2 : 256;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, (size_t)n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 static int add_span(struct kernels_span **s, long *n, long *cap, int64_t t0, int64_t t1)
 {
-    if (t1 <= t0 || grow((void **)s, cap, *n + 1, sizeof **s) != 0)
+    if (t1 <= t0 || array_grow((void **)s, cap, *n + 1, sizeof **s) != 0)
         return t1 <= t0 ? 0 : -1;
     (*s)[(*n)++] = (struct kernels_span){ t0, t1 };
     return 0;
@@ -136,7 +122,7 @@ static int parse(struct kernels_data *k, FILE *f, struct pid_name *pn, struct la
             const char *id = field(line, "id");
             const char *name = id ? strchr(id, ' ') : NULL;
             struct pid_name *s = name ? slot(pn, pid, atoi(id)) : NULL;
-            if (!s || grow((void **)&k->names, &k->cap_names, k->nnames + 1, sizeof *k->names))
+            if (!s || array_grow((void **)&k->names, &k->cap_names, k->nnames + 1, sizeof *k->names))
                 continue;
             snprintf(k->names[k->nnames], sizeof k->names[0], "%s", name + 1);
             *s = (struct pid_name){ pid, atoi(id), k->nnames++ };
@@ -164,7 +150,7 @@ static int parse(struct kernels_data *k, FILE *f, struct pid_name *pn, struct la
                 continue;
             }
             if (add_pieces(&d->busy, &d->nbusy, &d->cap_busy, line) != 0 ||
-                grow((void **)&d->lines, &d->cap_lines, d->nlines + 1, sizeof *d->lines) != 0)
+                array_grow((void **)&d->lines, &d->cap_lines, d->nlines + 1, sizeof *d->lines) != 0)
                 return -1;
             struct kernels_line *l = &d->lines[d->nlines++];
             memset(l, 0, sizeof *l);

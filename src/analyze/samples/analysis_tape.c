@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "array_grow.h"
 #include "gpu_sampler.h"
 
 /* The start of the oldest window still being gathered, INT64_MAX if none. */
@@ -170,19 +171,6 @@ int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1)
     return 0;
 }
 
-/* Grows a scratch array to n records of el bytes; 0 or -1. */
-static int scratch_fit(void **p, long *cap, long n, size_t el)
-{
-    if (n <= *cap)
-        return 0;
-    void *np = realloc(*p, (size_t)n * el);
-    if (!np)
-        return -1;
-    *p = np;
-    *cap = n;
-    return 0;
-}
-
 struct window_tape *window_tape_open(struct ctx *c, const struct window *w)
 {
     const struct window_samples *ws = w->samples;
@@ -198,14 +186,14 @@ struct window_tape *window_tape_open(struct ctx *c, const struct window *w)
         wt->medium_every_tick[s] = g->medium_every_tick;
         if (g->n == 0)
             continue;
-        if (scratch_fit((void **)&sc->gpu[s], &sc->cap_gpu[s], g->n, sizeof *sc->gpu[s]) != 0)
+        if (array_grow((void **)&sc->gpu[s], &sc->cap_gpu[s], g->n, sizeof *sc->gpu[s]) != 0)
             return NULL;
         store_decode(&c->gpu[s].tape.store, g->first, g->n, sc->gpu[s]);
         wt->gpu[s] = sc->gpu[s];
         wt->ngpu_samples[s] = g->n;
     }
     if (ws->nhost > 0) {
-        if (scratch_fit((void **)&sc->host, &sc->cap_host, ws->nhost, sizeof *sc->host) != 0)
+        if (array_grow((void **)&sc->host, &sc->cap_host, ws->nhost, sizeof *sc->host) != 0)
             return NULL;
         store_decode(&c->host_tape.store, ws->host_first, ws->nhost, sc->host);
         wt->host = sc->host;
