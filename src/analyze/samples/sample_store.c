@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "sample_store.h"
 
 void store_init(struct sample_store *s, size_t rec)
@@ -28,16 +32,11 @@ void store_free(struct sample_store *s)
     store_init(s, s->rec);
 }
 
-/* 4-byte words after t, and the flags that say which of them a packed
- * sample holds (one byte up to 8 words, else two). */
+/* 4-byte words after t. A packed sample's flags, which say which of them
+ * it holds, take one byte up to 8 words, else two (pack_words). */
 static int words(const struct sample_store *s)
 {
     return (int)((s->rec - 8) / 4);
-}
-
-static size_t flags_size(const struct sample_store *s)
-{
-    return words(s) <= 8 ? 1 : 2;
 }
 
 /* A packed block's data: the first sample's time, whether the times are
@@ -196,12 +195,61 @@ long store_first_over(const struct sample_store *s, long from, long to, int64_t 
     return to;
 }
 
+/* Bit j set where the 4-byte word j of the record r differs, bit for
+ * bit, from prev[j], for nw words (an even number); prev becomes the
+ * record's words. Which word changes from sample to sample is
+ * unpredictable, so they are compared all at once (four to an SSE2
+ * comparison where there is one) rather than one branch each. prev is
+ * written as it is read, 16 bytes at a time: a 16-byte load of words
+ * stored one by one cannot be forwarded from the stores and waits for
+ * them (most of pack()'s time, by perf, when it did). */
+static unsigned changed_words(const unsigned char *r, uint32_t *prev, int nw)
+{
+    unsigned same = 0;
+    int j = 0;
+#ifdef __SSE2__
+    for (; j + 4 <= nw; j += 4) {
+        __m128i now = _mm_loadu_si128((const __m128i *)(const void *)(r + 4 * (size_t)j));
+        __m128i was = _mm_loadu_si128((const __m128i *)(void *)(prev + j));
+        same |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(now, was))) << j;
+        _mm_storeu_si128((__m128i *)(void *)(prev + j), now);
+    }
+#endif
+    for (; j < nw; j++) {
+        uint32_t x;
+        memcpy(&x, r + 4 * (size_t)j, 4);
+        same |= (unsigned)(x == prev[j]) << j;
+        prev[j] = x;
+    }
+    return ~same & ((1u << nw) - 1);
+}
+
+/* A block's samples as pushed (records of nw words after t), packed at p:
+ * per sample the flags, then the words that changed; returns the end. */
+static inline unsigned char *pack_words(const unsigned char *data, unsigned char *p, int nw)
+{
+    uint32_t prev[STORE_REC_MAX / 4] = { 0 };
+    size_t rec = 8 + 4 * (size_t)nw;
+    for (int slot = 0; slot < STORE_BLOCK; slot++) {
+        const unsigned char *r = data + (size_t)slot * rec + 8;
+        unsigned flags = changed_words(r, prev, nw);
+        p[0] = (unsigned char)(flags & 0xff);
+        if (nw > 8)
+            p[1] = (unsigned char)(flags >> 8);
+        p += nw > 8 ? 2 : 1;
+        for (unsigned f = flags; f; f &= f - 1) {   /* the changed words, lowest first */
+            memcpy(p, r + 4 * (size_t)__builtin_ctz(f), 4);
+            p += 4;
+        }
+    }
+    return p;
+}
+
 /* The packed form of a full block that is kept as pushed; NULL when out
  * of memory. */
 static struct store_block *pack(struct sample_store *s, const struct store_block *b)
 {
     unsigned char buf[sizeof(struct packed_head) + STORE_BLOCK * (sizeof(int64_t) + 2 + STORE_REC_MAX)];
-    uint32_t prev[STORE_REC_MAX / 4] = { 0 };
     int nw = words(s);
     struct packed_head h = { 0, 0 };
     memcpy(&h.t0, b->data, sizeof h.t0);
@@ -227,36 +275,10 @@ static struct store_block *pack(struct sample_store *s, const struct store_block
             p += sizeof d;
         }
     }
-    for (int slot = 0; slot < STORE_BLOCK; slot++) {
-        const unsigned char *r = b->data + (size_t)slot * s->rec + 8;
-        unsigned char *flags_at = p;
-        p += flags_size(s);
-        unsigned flags = 0;
-        /* Words two at a time (nw is even: the record is a multiple of 8
-         * bytes): most pairs repeat whole and are passed over with one
-         * test; within a pair that changed, without branches (which word
-         * changes is unpredictable: a third less time than testing each,
-         * by perf on 1,000,000 rows). */
-        for (int k = 0; k < nw; k += 2) {
-            uint64_t pair, was;
-            memcpy(&pair, r + 4 * (size_t)k, 8);
-            memcpy(&was, &prev[k], 8);
-            if (pair == was)
-                continue;
-            memcpy(&prev[k], &pair, 8);
-            for (int j = k; j < k + 2; j++) {
-                uint32_t x;
-                memcpy(&x, r + 4 * (size_t)j, 4);
-                unsigned changed = memcmp(&x, (const unsigned char *)&was + 4 * (size_t)(j - k), 4) != 0;
-                memcpy(p, &x, 4);
-                p += 4 * changed;
-                flags |= changed << j;
-            }
-        }
-        flags_at[0] = (unsigned char)(flags & 0xff);
-        if (flags_size(s) == 2)
-            flags_at[1] = (unsigned char)(flags >> 8);
-    }
+    /* a GPU sample's 16 words, a host sample's 8: each packed with its
+     * count known to the compiler (the loops unrolled: a sixth fewer
+     * instructions, by callgrind) */
+    p = nw == 16 ? pack_words(b->data, p, 16) : nw == 8 ? pack_words(b->data, p, 8) : pack_words(b->data, p, nw);
     size_t n = (size_t)(p - buf);
     struct store_block *pb = region_alloc(&s->packed_mem, block_size(n));
     if (!pb)
@@ -267,6 +289,42 @@ static struct store_block *pack(struct sample_store *s, const struct store_block
     pb->nbytes = n;
     memcpy(pb->data, buf, n);
     return pb;
+}
+
+/* Samples [from, from + cnt) of packed block blk (records of nw words
+ * after t) into o; returns the end. */
+static inline unsigned char *unpack_words(const struct store_block *blk, long from, long cnt,
+                                          unsigned char *o, int nw)
+{
+    uint32_t state[STORE_REC_MAX / 4] = { 0 };
+    struct packed_head h;
+    memcpy(&h, blk->data, sizeof h);
+    const unsigned char *times = blk->data + sizeof h;
+    const unsigned char *p = packed_samples(blk);
+    for (long slot = 0; slot < from + cnt; slot++) {
+        unsigned flags = p[0];
+        if (nw > 8)
+            flags |= (unsigned)p[1] << 8;
+        p += nw > 8 ? 2 : 1;
+        for (; flags; flags &= flags - 1) {     /* the set bits, lowest first */
+            memcpy(&state[__builtin_ctz(flags)], p, 4);
+            p += 4;
+        }
+        if (slot >= from) {
+            int64_t t;
+            if (h.wide) {
+                memcpy(&t, times + (size_t)slot * sizeof t, sizeof t);
+            } else {
+                int32_t d;
+                memcpy(&d, times + (size_t)slot * sizeof d, sizeof d);
+                t = h.t0 + d;
+            }
+            memcpy(o, &t, sizeof t);
+            memcpy(o + 8, state, 4 * (size_t)nw);
+            o += 8 + 4 * (size_t)nw;
+        }
+    }
+    return o;
 }
 
 void store_decode(const struct sample_store *s, long first, long n, void *out)
@@ -283,44 +341,30 @@ void store_decode(const struct sample_store *s, long first, long n, void *out)
             n -= cnt;
             continue;
         }
-        uint32_t state[STORE_REC_MAX / 4] = { 0 };
-        struct packed_head h;
-        memcpy(&h, blk->data, sizeof h);
-        const unsigned char *times = blk->data + sizeof h;
-        const unsigned char *p = packed_samples(blk);
-        for (long slot = 0; slot < from + cnt; slot++) {
-            unsigned flags = p[0];
-            if (flags_size(s) == 2)
-                flags |= (unsigned)p[1] << 8;
-            p += flags_size(s);
-            for (; flags; flags &= flags - 1) {     /* the set bits, lowest first */
-                memcpy(&state[__builtin_ctz(flags)], p, 4);
-                p += 4;
-            }
-            if (slot >= from) {
-                int64_t t;
-                if (h.wide) {
-                    memcpy(&t, times + (size_t)slot * sizeof t, sizeof t);
-                } else {
-                    int32_t d;
-                    memcpy(&d, times + (size_t)slot * sizeof d, sizeof d);
-                    t = h.t0 + d;
-                }
-                memcpy(o, &t, sizeof t);
-                memcpy(o + 8, state, (size_t)nw * 4);
-                o += s->rec;
-            }
-        }
+        /* as pack_words: the word count a constant for the compiler */
+        o = nw == 16 ? unpack_words(blk, from, cnt, o, 16)
+            : nw == 8 ? unpack_words(blk, from, cnt, o, 8) : unpack_words(blk, from, cnt, o, nw);
         n -= cnt;
     }
 }
 
+static int pack_entry(struct sample_store *s, long i);
+
+/* A full block a window pins is packed at once: its samples were pushed a
+ * moment ago and are still in cache, where packing it when it left the
+ * tape, thousands of samples later, read it back from memory (most of
+ * pack()'s time with a window every second). Out of memory, it stays as
+ * pushed, and store_trim packs it or says so. */
 void store_pin(struct sample_store *s, long first, long n)
 {
+    long full = s->end / STORE_BLOCK;    /* blocks before it are full */
     for (long b = first / STORE_BLOCK; b <= (first + n - 1) / STORE_BLOCK; b++) {
         long i = entry_of(s, b);
-        if (i >= 0)
-            s->blk[i]->pins++;
+        if (i < 0)
+            continue;
+        s->blk[i]->pins++;
+        if (!s->blk[i]->packed && b < full)
+            (void)pack_entry(s, i);
     }
 }
 

@@ -19,9 +19,9 @@
  * store_trim) nor a window's pin holds it: a window early in a long trace
  * keeps its own blocks, not all those after it. While the tape holds a
  * block it is kept as pushed (a copy per sample, the cheapest thing for a
- * trace with few windows); when it leaves the tape still pinned, or the
- * tape holds it far back (a window open for long, store_pack_before), it
- * is packed: the times as 32-bit offsets from the block's first (whole where
+ * trace with few windows); once full and pinned by a window (store_pin),
+ * when it leaves the tape still pinned, or when the tape holds it far back
+ * (a window open for long, store_pack_before), it is packed: the times as 32-bit offsets from the block's first (whole where
  * a block spans 2^31 ns or more), and per sample a flags word (a bit per
  * 4 bytes of the record after t) then the 4-byte words that differ from
  * the previous sample's, bit for bit (NaN payloads, -0.0, infinities and
@@ -85,7 +85,8 @@ long store_first_over(const struct sample_store *s, long from, long to, int64_t 
  * pushed. */
 void store_decode(const struct sample_store *s, long first, long n, void *out);
 /* A window will read samples [first, first + n) (held, n > 0): they stay
- * held until the matching store_unpin. */
+ * held until the matching store_unpin; the full blocks among them are
+ * packed now. */
 void store_pin(struct sample_store *s, long first, long n);
 void store_unpin(struct sample_store *s, long first, long n);
 /* Packs the blocks wholly before sample `before` (which never moves
