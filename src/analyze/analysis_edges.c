@@ -280,6 +280,11 @@ static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2
         done[which] = act->have[which];
         if (!act->have[which])
             continue;
+        /* complete, and no GPU stream has come since: its points stay as
+         * they are (a window is asked on every row while its other edge
+         * waits) */
+        if (act->complete_with[which] == c->ngpu + 1)
+            continue;
         if (grow_points(c, act, which) != 0)
             return -2;
         /* a point already resolved is passed over here: a window is asked
@@ -298,6 +303,8 @@ static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2
         if (rc < 0)
             return too_old(c, act, which);
         done[which] &= rc;
+        if (done[which])
+            act->complete_with[which] = c->ngpu + 1;
     }
     return 0;
 }

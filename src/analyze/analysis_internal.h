@@ -108,6 +108,8 @@ struct active {
     struct point *gpu[2];          /* per GPU stream, ngpu_pts[which] of them */
     int ngpu_pts[2];
     struct point *host[2];         /* allocated with the edge */
+    int complete_with[2];          /* the edge was complete with this many GPU streams,
+                                      plus one (0: not yet): resolve_active passes it over */
 };
 void active_free(struct active *act);
 
@@ -155,6 +157,7 @@ struct ctx {
     long nidle, cap_idle;
     struct tape host_tape;         /* host_sample */
     struct tape_scratch scratch;   /* one window's samples decoded for its breakdown */
+    struct gpu_timeline_work *timeline_work; /* the breakdown's arrays, kept (breakdown.h) */
     char (*thread_names)[40];      /* proc_top_thread values seen, THREAD_NAMES_MAX at most */
     int nthread_names;
     double hold_power_ms[ANALYSIS_MAX_GPUS], hold_util_ms[ANALYSIS_MAX_GPUS]; /* by sorted GPU */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "breakdown_internal.h"
+#include "num_format.h"
 #include "cpu_side.h"
 #include "gpu_spin.h"
 #include "kernels_busy.h"
@@ -221,7 +222,8 @@ void breakdown_release(struct breakdown *bd)
 }
 
 void breakdown_window(const struct analysis_options *o, struct window *w,
-                      const struct sensor_cadence *cad, char (*names)[40], int nnames)
+                      const struct sensor_cadence *cad, char (*names)[40], int nnames,
+                      struct gpu_timeline_work *work)
 {
     breakdown_release(&w->bd);
     w->top_thread_cores = NAN;
@@ -263,7 +265,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
             int have_nv = k < wt->ngpu && wt->ngpu_samples[k] > 0
                           && breakdown_gpu_timeline(o, g, wt->gpu[k], wt->ngpu_samples[k],
                                                     wt->medium_every_tick[k], wt->idle_bit_live[k], t0, d,
-                                                    cad ? &cad[i] : NULL, &nv, &nv_res) == 0
+                                                    cad ? &cad[i] : NULL, &nv, &nv_res, work) == 0
                           && isfinite(nv_res);
             if (kernels_gpu_timeline(g->kernel_dev, t0, d, &gtl[i]) != 0
                 || classify(&gtl[i], 1, &cpu, d, KERNELS_EDGE_RES_MS, 1, &g->bd) != 0) {
@@ -293,7 +295,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
         if (breakdown_gpu_timeline(o, g, wt->gpu[k], wt->ngpu_samples[k], wt->medium_every_tick[k],
                                    wt->idle_bit_live[k], t0, d,
                                    cad ? &cad[i] : NULL,
-                                   &gtl[i], &base[i]) != 0
+                                   &gtl[i], &base[i], work) != 0
             || (unrec_ms > 0 && tl_unrecorded_before(&gtl[i], unrec_ms, d) != 0)
             || classify(&gtl[i], 1, &cpu, d, base[i], 0, &g->bd) != 0) {
             ok = 0;
@@ -455,11 +457,11 @@ const char *breakdown_segments_text(const struct breakdown *bd, int max_shown, c
     buf[0] = '\0';
     for (int i = 0; i < bd->nseg && len < cap; i++) {
         if (i == max_shown) {
-            len += (size_t)snprintf(buf + len, cap - len, ", ... %d more", bd->nseg - i);
+            len = num_format_append(buf, cap, len, ", ... %d more", bd->nseg - i);
             break;
         }
         const struct segment *s = &bd->seg[i];
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s%s%s%s %.0f-%.0f ms", i ? ", then " : "",
+        len = num_format_append(buf, cap, len, "%s%s%s%s%s %.0f-%.0f ms", i ? ", then " : "",
                                 time_class_name(s->cls), s->reason ? " (" : "", s->reason ? s->reason : "",
                                 s->reason ? ")" : "", s->start_ms, s->end_ms);
     }

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "breakdown_internal.h"
 #include "energy_estimator.h"
 #include "gpu_spin.h"
@@ -83,7 +84,7 @@ static int point_push(struct known *k, double x)
     return 0;
 }
 
-static int span_push(struct known *k, double lo, double hi, unsigned char st)
+static inline int span_push(struct known *k, double lo, double hi, unsigned char st)
 {
     if (!(lo < hi))
         return 0;
@@ -121,43 +122,65 @@ static unsigned char known_at(const struct known *k, double x)
     return lo > 0 && x < k->s[lo - 1].hi ? k->s[lo - 1].st : ST_NONE;
 }
 
-/* One signal's readings: stamp (ms from the window start), the window
- * each averages over, the state read. */
-struct readings { long n; double *t, *w; unsigned char *st; };
+/* Spans from the readings of a sensor refreshed every R ms (see the top),
+ * made as the readings come (stamp t in ms from the window start, the
+ * window w each averages over, the state read): a run of one state is
+ * known from its first stamp (the first run reaches back without bound:
+ * what came before the first reading is taken as its state) to R + w
+ * before its last. half_width: the widest gap inside [0, d] plus R and
+ * the widest w, halved. The readings were once kept and walked twice;
+ * made as they come they cost a third less. */
+struct runs {
+    double R, d;
+    long n;                      /* readings so far */
+    double maxgap, maxw;
+    double run_lo, last_t, last_w;
+    unsigned char run_st;
+};
 
-static void reading_push(struct readings *r, double t, double w, unsigned char st)
+static void runs_start(struct runs *r, double R, double d)
 {
-    r->t[r->n] = t;
-    r->w[r->n] = w;
-    r->st[r->n++] = st;
+    memset(r, 0, sizeof *r);
+    r->R = R;
+    r->d = d;
 }
 
-/* Spans from readings of a sensor refreshed every R ms (see the top).
- * The first run reaches back without bound (what came before the first
- * reading is taken as its state); the last ends where its last reading's
- * knowledge ends. half_width: the widest gap inside [0, d] plus R and W,
- * halved. */
-static int spans_from_readings(const struct readings *r, double R, double d, struct known *k)
+/* The run that just ended, onto k; 0 or -1 when out of memory. */
+static inline int runs_close(const struct runs *r, struct known *k)
 {
-    double maxgap = 0, maxw = r->n ? fmax_inline(0, r->w[0]) : 0;
-    for (long i = 1; i < r->n; i++) {
-        if (r->t[i] > 0 && r->t[i - 1] < d && r->t[i] - r->t[i - 1] > maxgap)
-            maxgap = r->t[i] - r->t[i - 1];
-        maxw = fmax_inline(maxw, r->w[i]);
-    }
-    k->half_width = r->n >= 2 ? (maxgap + R + maxw) / 2 : INFINITY;
-    for (long i = 0; i < r->n;) {
-        long j = i;
-        while (j + 1 < r->n && r->st[j + 1] == r->st[i])
-            j++;
-        if (r->st[i] == ST_BUSY || r->st[i] == ST_IDLE) {
-            double lo = i == 0 ? -INFINITY : r->t[i];
-            if (span_push(k, lo, r->t[j] - R - r->w[j], r->st[i]) != 0)
-                return -1;
-        }
-        i = j + 1;
-    }
+    if (r->n && (r->run_st == ST_BUSY || r->run_st == ST_IDLE))
+        return span_push(k, r->run_lo, r->last_t - r->R - r->last_w, r->run_st);
     return 0;
+}
+
+static inline int runs_add(struct runs *r, struct known *k, double t, double w, unsigned char st)
+{
+    int rc = 0;
+    if (r->n == 0) {
+        r->maxw = fmax_inline(0, w);
+        r->run_lo = -INFINITY;
+        r->run_st = st;
+    } else {
+        if (t > 0 && r->last_t < r->d && t - r->last_t > r->maxgap)
+            r->maxgap = t - r->last_t;
+        r->maxw = fmax_inline(r->maxw, w);
+        if (st != r->run_st) {
+            rc = runs_close(r, k);
+            r->run_lo = t;
+            r->run_st = st;
+        }
+    }
+    r->last_t = t;
+    r->last_w = w;
+    r->n++;
+    return rc;
+}
+
+/* The last run onto k, and k's half width; 0 or -1. */
+static int runs_end(const struct runs *r, struct known *k)
+{
+    k->half_width = r->n >= 2 ? (r->maxgap + r->R + r->maxw) / 2 : INFINITY;
+    return runs_close(r, k);
 }
 
 static double frac_of(double w, double idle, double busy)
@@ -174,6 +197,48 @@ static unsigned char level_state(const struct analysis_options *o, double f)
  * and b, each to +- da / db, with mean power p (W) and energy e (mJ). */
 struct cstep { double a, b, da, db, p, e; unsigned char st, partial; };
 
+/* A piece of the fused timeline. */
+struct piece { double lo, hi; unsigned char st, conflict; };
+
+/* What one GPU's timeline is worked out in, kept from window to window:
+ * a window's breakdown allocated and freed two dozen arrays, a sixth of
+ * its time with 10,000 windows. Each array only grows (array_grow, or
+ * span_push and point_push for the spans). */
+struct gpu_timeline_work {
+    struct known k[SIG_N];       /* each signal's spans (n reset per GPU, capacity kept) */
+    struct cstep *steps;         /* the energy counter's steps */
+    struct est_change *changes;  /* and changes */
+    long cap_steps, cap_changes;
+    double *bounds;              /* the fused timeline's span bounds */
+    struct piece *pieces;        /* and pieces */
+    long cap_bounds, cap_pieces;
+};
+
+struct gpu_timeline_work *gpu_timeline_work_new(void)
+{
+    return calloc(1, sizeof(struct gpu_timeline_work));
+}
+
+static void work_release(struct gpu_timeline_work *work)
+{
+    for (int s = 0; s < SIG_N; s++) {
+        free(work->k[s].s);
+        free(work->k[s].pt);
+    }
+    free(work->steps);
+    free(work->changes);
+    free(work->bounds);
+    free(work->pieces);
+}
+
+void gpu_timeline_work_free(struct gpu_timeline_work *work)
+{
+    if (!work)
+        return;
+    work_release(work);
+    free(work);
+}
+
 /* Where a change inside step s lies, between levels lb before and la after:
  * lb * (x - a) + la * (b - x) = e. */
 static double split_at(const struct cstep *s, double lb, double la)
@@ -187,16 +252,15 @@ static double split_at(const struct cstep *s, double lb, double la)
  * (est_place_knots: to ~1 ms with a dithered sampler), in blocks of at
  * most EST_KNOTS_MAX changes. */
 static int counter_spans(const struct analysis_options *o, const struct window_gpu *g,
-                         const struct gpu_sample *smp, long n, double t0, double d, struct known *k)
+                         const struct gpu_sample *smp, long n, double t0, double d, struct known *k,
+                         struct gpu_timeline_work *work)
 {
     k->half_width = INFINITY;
-    struct cstep *s = malloc(sizeof *s * (size_t)(n ? n : 1));
-    struct est_change *c = malloc(sizeof *c * (size_t)(n ? n : 1));
-    if (!s || !c) {
-        free(s);
-        free(c);
+    if (array_grow((void **)&work->steps, &work->cap_steps, n ? n : 1, sizeof *work->steps) != 0
+        || array_grow((void **)&work->changes, &work->cap_changes, n ? n : 1, sizeof *work->changes) != 0)
         return -1;
-    }
+    struct cstep *s = work->steps;
+    struct est_change *c = work->changes;
     long nc = 0;
     for (long i = 1; i < n; i++) {
         double m0 = smp[i - 1].energy_mj, m1 = smp[i].energy_mj;
@@ -229,7 +293,6 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
         if (b > 0 && a < d)
             maxdu = fmax_inline(maxdu, fmax_inline(da, db));
     }
-    free(c);
     /* A step between two of different states whose power lies between
      * theirs holds the change, whatever its own threshold says (a busy
      * step that ends idle a fifth of the way through still reads busy, an
@@ -290,12 +353,9 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
     if (ns >= 2 && g->busy_w > g->idle_w)
         k->half_width = maxdu * (fabs(g->busy_w) + fabs(g->idle_w)) / (g->busy_w - g->idle_w)
                         + COUNTER_RAMP_MS;
-    free(s);
     return rc;
 }
 
-/* A piece of the fused timeline. */
-struct piece { double lo, hi; unsigned char st, conflict; };
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -342,19 +402,18 @@ static unsigned char fuse_at(const struct known *k, const int *use, double x, un
 }
 
 /* The fused timeline from the signals' spans, onto [0, d] in out. */
-static int fuse_timeline(const struct known *k, const int *use, double d, struct timeline *out)
+static int fuse_timeline(const struct known *k, const int *use, double d, struct timeline *out,
+                         struct gpu_timeline_work *work)
 {
     long nb = 2;
     for (int s = 0; s < SIG_N; s++)
         if (use[s])
             nb += 2 * k[s].n;
-    double *b = malloc(sizeof *b * (size_t)nb);
-    struct piece *p = malloc(sizeof *p * (size_t)(nb + 1));
-    if (!b || !p) {
-        free(b);
-        free(p);
+    if (array_grow((void **)&work->bounds, &work->cap_bounds, nb, sizeof *work->bounds) != 0
+        || array_grow((void **)&work->pieces, &work->cap_pieces, nb + 1, sizeof *work->pieces) != 0)
         return -1;
-    }
+    double *b = work->bounds;
+    struct piece *p = work->pieces;
     long m = 0;
     b[m++] = 0;
     b[m++] = d;
@@ -380,7 +439,6 @@ static int fuse_timeline(const struct known *k, const int *use, double d, struct
         }
         p[np++] = (struct piece){ lo, hi, st, conflict };
     }
-    free(b);
     /* unknown runs: an edge in the middle between two different states,
      * else the state around them; edges: (x, res) into the timeline */
     int rc = 0;
@@ -388,7 +446,6 @@ static int fuse_timeline(const struct known *k, const int *use, double d, struct
     for (long i = 0; i < np; i++)
         any_known |= p[i].st != ST_UNKNOWN;
     if (!any_known) {
-        free(p);
         tl_close(out, d);
         return 0;
     }
@@ -427,7 +484,6 @@ static int fuse_timeline(const struct known *k, const int *use, double d, struct
             break;
         rc = tl_push(out, fmax(x, 0), x > 0 ? res : 0, p[i].st);
     }
-    free(p);
     tl_close(out, d);
     return rc;
 }
@@ -442,8 +498,13 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
                            const struct gpu_sample *smp, long n, int medium_every_tick,
                            int idle_bit_live, double t0,
                            double d, const struct sensor_cadence *cad, struct timeline *out,
-                           double *base_res)
+                           double *base_res, struct gpu_timeline_work *work)
 {
+    struct gpu_timeline_work own;      /* without a caller's: this call's alone */
+    if (!work) {
+        memset(&own, 0, sizeof own);
+        work = &own;
+    }
     struct sensor_cadence fig = { NAN, NAN, NAN, NAN, NAN, NAN };
     if (cad)
         fig = *cad;
@@ -455,51 +516,39 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
     R[SIG_AVERAGE] = fig.average_refresh_ms;
     /* GPM samples hold the counters of their last refresh (>= 100 ms apart) */
     R[SIG_SMACT] = 100;
-    struct readings rd[SIG_N];
-    struct known k[SIG_N];
-    memset(rd, 0, sizeof rd);
-    memset(k, 0, sizeof k);
-    int rc = 0;
-    /* every signal's readings in one allocation: this runs once per GPU
-     * of every window */
-    size_t cap = (size_t)(n ? n : 1);
-    double *tw = malloc(sizeof *tw * cap * 2 * SIG_N);
-    unsigned char *sts = malloc(cap * SIG_N);
-    if (!tw || !sts)
-        rc = -1;
-    for (int s = 0; s < SIG_N && rc == 0; s++) {
-        rd[s].t = tw + cap * 2 * (size_t)s;
-        rd[s].w = rd[s].t + cap;
-        rd[s].st = sts + cap * (size_t)s;
+    struct runs rd[SIG_N];
+    struct known *k = work->k;
+    for (int s = 0; s < SIG_N; s++) {
+        k[s].n = k[s].npt = 0;
+        k[s].half_width = 0;
+        runs_start(&rd[s], R[s], d);
     }
+    int rc = 0;
     int levels = isfinite(frac_of(g->idle_w + 1, g->idle_w, g->busy_w));
-    /* each reading goes straight to its signal's arrays (SIG_COUNTER has
+    /* each reading goes straight into its signal's runs (SIG_COUNTER has
      * none: counter_spans reads the samples) */
     for (long i = 0; i < n && rc == 0; i++) {
         const struct gpu_sample *p = &smp[i];
         double x = ((double)p->t - t0) / 1e6;
         if (idle_bit_live && (p->medium_fresh || (medium_every_tick & EVERY_TICK_REASONS)) && p->idle_bit >= 0)
-            reading_push(&rd[SIG_IDLEBIT], x, 0, p->idle_bit ? ST_IDLE : ST_BUSY);
+            rc |= runs_add(&rd[SIG_IDLEBIT], &k[SIG_IDLEBIT], x, 0, p->idle_bit ? ST_IDLE : ST_BUSY);
         if (levels && !isnan(p->power_instant_w))
-            reading_push(&rd[SIG_POWER], x, fig.power_window_ms,
-                         level_state(o, frac_of(p->power_instant_w, g->idle_w, g->busy_w)));
+            rc |= runs_add(&rd[SIG_POWER], &k[SIG_POWER], x, fig.power_window_ms,
+                           level_state(o, frac_of(p->power_instant_w, g->idle_w, g->busy_w)));
         if (!isnan(p->sm_active_pct))
-            reading_push(&rd[SIG_SMACT], x, nz(p->gpm_span_ms, 0),
-                         p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
+            rc |= runs_add(&rd[SIG_SMACT], &k[SIG_SMACT], x, nz(p->gpm_span_ms, 0),
+                           p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
         /* utilization and reasons only where read, not repeated */
         if ((p->medium_fresh || (medium_every_tick & EVERY_TICK_UTIL)) && !isnan(p->util_pct))
-            reading_push(&rd[SIG_UTIL], x, fig.util_period_ms,
-                         p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
-        if (levels && !isnan(p->power_average_w))
-            reading_push(&rd[SIG_AVERAGE], x, fig.average_window_ms,
-                         level_state(o, frac_of(p->power_average_w, g->idle_w, g->busy_w)));
+            rc |= runs_add(&rd[SIG_UTIL], &k[SIG_UTIL], x, fig.util_period_ms,
+                           p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
     }
-    /* the average power's spans only where no stronger signal read (below) */
+    /* the average power's only where no stronger signal read (below) */
     for (int s = 0; s < SIG_N && rc == 0; s++)
         if (s != SIG_COUNTER && s != SIG_AVERAGE)
-            rc = spans_from_readings(&rd[s], R[s], d, &k[s]);
+            rc = runs_end(&rd[s], &k[s]);
     if (rc == 0 && levels)
-        rc = counter_spans(o, g, smp, n, t0, d, &k[SIG_COUNTER]);
+        rc = counter_spans(o, g, smp, n, t0, d, &k[SIG_COUNTER], work);
     else
         k[SIG_COUNTER].half_width = INFINITY;
     int use[SIG_N] = { 0 };
@@ -508,9 +557,18 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
         use[s] = s == SIG_COUNTER ? k[s].n > 0 : rd[s].n > 0;
         strong |= s != SIG_AVERAGE && use[s];
     }
-    use[SIG_AVERAGE] &= !strong;
+    /* the 1 s average's readings only now, where it counts (almost no
+     * trace: its division per sample was wasted on every window) */
+    for (long i = 0; !strong && levels && i < n && rc == 0; i++) {
+        const struct gpu_sample *p = &smp[i];
+        if (!isnan(p->power_average_w))
+            rc = runs_add(&rd[SIG_AVERAGE], &k[SIG_AVERAGE], ((double)p->t - t0) / 1e6,
+                          fig.average_window_ms,
+                          level_state(o, frac_of(p->power_average_w, g->idle_w, g->busy_w)));
+    }
+    use[SIG_AVERAGE] = !strong && rd[SIG_AVERAGE].n > 0;
     if (rc == 0 && use[SIG_AVERAGE])
-        rc = spans_from_readings(&rd[SIG_AVERAGE], R[SIG_AVERAGE], d, &k[SIG_AVERAGE]);
+        rc = runs_end(&rd[SIG_AVERAGE], &k[SIG_AVERAGE]);
     *base_res = INFINITY;
     for (int s = 0; s < SIG_N; s++)
         if (use[s] && s != SIG_AVERAGE)
@@ -518,14 +576,10 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
     if (use[SIG_AVERAGE])
         *base_res = k[SIG_AVERAGE].half_width + d;
     if (rc == 0)
-        rc = fuse_timeline(k, use, d, out);
+        rc = fuse_timeline(k, use, d, out, work);
     if (rc == 0)
         gpu_spin_mark(smp, n, t0, d, R[SIG_UTIL], out);
-    free(tw);
-    free(sts);
-    for (int s = 0; s < SIG_N; s++) {
-        free(k[s].s);
-        free(k[s].pt);
-    }
+    if (work == &own)
+        work_release(&own);
     return rc;
 }

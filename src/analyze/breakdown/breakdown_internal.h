@@ -24,7 +24,7 @@ enum { ST_NONE = 0, ST_BUSY = 1, ST_IDLE = 2, ST_UNREC = 3, ST_COLL = 4, ST_SPIN
 struct timeline {
     int n, cap;
     double *x, *res;          /* n + 1 boundaries and the resolution of each */
-    unsigned char *st;
+    unsigned char *st;        /* all three in x's allocation (tl_free frees it) */
 };
 
 /* Appends an interval [x, ...) of state st whose start is known to +- res.
@@ -58,12 +58,13 @@ struct edge_walk {
 int edge_next(struct edge_walk *w, double d, double *next, double *res);
 
 /* The fused busy/idle timeline of one GPU (breakdown_gpu.c); *base_res:
- * the resolution an edge would have with the best signal present. 0, or
- * -1 when out of memory. */
+ * the resolution an edge would have with the best signal present. work:
+ * the arrays to work in (breakdown.h), NULL for this call's own. 0, or -1
+ * when out of memory. */
 int breakdown_gpu_timeline(const struct analysis_options *o, const struct window_gpu *g,
                            const struct gpu_sample *smp, long n, int medium_every_tick,
                            int idle_bit_live, double t0,
                            double d, const struct sensor_cadence *cad, struct timeline *out,
-                           double *base_res);
+                           double *base_res, struct gpu_timeline_work *work);
 
 #endif

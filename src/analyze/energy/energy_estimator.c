@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "energy_estimator.h"
+#include "search_back.h"
 
 #define EST_SIDE 16              /* changes used on each side of the instant */
 #define EST_NEED_AFTER (EST_EDGE_UPDATES - 1) /* changes after the step that holds t */
@@ -108,18 +109,19 @@ static const struct est_obs *obs(const struct energy_estimator *e, long k)
 }
 
 
+struct obs_at_or_after { const struct energy_estimator *e; int64_t t; };
+
+static int obs_at_or_after(const void *arg, long k)
+{
+    const struct obs_at_or_after *a = arg;
+    return obs(a->e, k)->t >= a->t;
+}
+
 /* First observation with time >= t. */
 static long first_at(const struct energy_estimator *e, int64_t t)
 {
-    long lo = oldest(e), hi = e->count;
-    while (lo < hi) {
-        long mid = lo + (hi - lo) / 2;
-        if (obs(e, mid)->t >= t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    struct obs_at_or_after arg = { e, t };
+    return search_back(oldest(e), e->count, obs_at_or_after, &arg);
 }
 
 static inline int is_change(const struct energy_estimator *e, long i)

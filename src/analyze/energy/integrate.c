@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "integrate.h"
+#include "search_back.h"
 
 int integ_init(struct integrator *ig, int nq, const enum quantity_kind *kinds, int cap)
 {
@@ -19,6 +20,7 @@ int integ_init(struct integrator *ig, int nq, const enum quantity_kind *kinds, i
         return -1;
     ig->nq = nq;
     ig->cap = cap;
+    ig->mask = (cap & (cap - 1)) == 0 ? cap - 1 : 0;
     memcpy(ig->kind, kinds, sizeof *kinds * (size_t)nq);
     ig->t = malloc(sizeof *ig->t * (size_t)cap);
     ig->q = malloc(sizeof *ig->q * (size_t)cap * (size_t)(nq ? nq : 1));
@@ -53,16 +55,24 @@ static long oldest(const struct integrator *ig)
     return ig->count > ig->cap ? ig->count - ig->cap : 0;
 }
 
-static const struct qstate *qs(const struct integrator *ig, long k, int q)
+/* Snapshot k's place in the rings: a power-of-two ring (the default
+ * 4096) by a mask, as the energy estimator's; a division per snapshot
+ * read was a tenth of a window edge's searches. */
+static size_t slot_of(const struct integrator *ig, long k)
 {
-    return &ig->q[(size_t)(k % ig->cap) * (size_t)ig->nq + (size_t)q];
+    return (size_t)(ig->mask ? k & ig->mask : k % ig->cap);
 }
 
-static int64_t ts(const struct integrator *ig, long k) { return ig->t[k % ig->cap]; }
+static const struct qstate *qs(const struct integrator *ig, long k, int q)
+{
+    return &ig->q[slot_of(ig, k) * (size_t)ig->nq + (size_t)q];
+}
+
+static int64_t ts(const struct integrator *ig, long k) { return ig->t[slot_of(ig, k)]; }
 
 static const uint32_t *rs(const struct integrator *ig, long k)
 {
-    return &ig->reasons[(size_t)(k % ig->cap) * INTEG_REASON_BITS];
+    return &ig->reasons[slot_of(ig, k) * INTEG_REASON_BITS];
 }
 
 /* A stepped counter's new reading: a knot where it changed. */
@@ -133,7 +143,7 @@ int integ_add(struct integrator *ig, int64_t t, const double *values, uint64_t r
         *gap_t1 = ts(ig, ig->count - ig->cap + 1);
         evicted = 1;
     }
-    long slot = ig->count % ig->cap;
+    long slot = (long)slot_of(ig, ig->count);
     ig->t[slot] = t;
     memcpy(&ig->q[(size_t)slot * (size_t)ig->nq], ig->cur, sizeof *ig->cur * (size_t)ig->nq);
     memcpy(&ig->reasons[(size_t)slot * INTEG_REASON_BITS], ig->cur_reasons, sizeof ig->cur_reasons);
@@ -151,7 +161,7 @@ void integ_finish(struct integrator *ig)
             continue;
         double v = ig->last_obs_v[q];
         ig->cur[q] = (struct qstate){ ig->last_obs_t[q], v, v + ig->offset[q] };
-        ig->q[(size_t)(last % ig->cap) * (size_t)ig->nq + (size_t)q] = ig->cur[q];
+        ig->q[slot_of(ig, last) * (size_t)ig->nq + (size_t)q] = ig->cur[q];
     }
 }
 
@@ -185,18 +195,21 @@ static enum integ_status before_first(const struct integrator *ig, int q, long k
     return INTEG_OK;
 }
 
+struct q_at_or_after { const struct integrator *ig; int q; int64_t t; };
+
+static int q_at_or_after(const void *arg, long k)
+{
+    const struct q_at_or_after *a = arg;
+    return qs(a->ig, k, a->q)->t >= a->t;
+}
+
 enum integ_status integ_cum_at(const struct integrator *ig, int q, int64_t t, double *cum)
 {
     if (ig->cur[q].t == INT64_MIN || t > ig->cur[q].t)
         return INTEG_PENDING;
-    long lo = oldest(ig), hi = ig->count - 1;   /* the answer is in [lo, hi] */
-    while (lo < hi) {
-        long mid = lo + (hi - lo) / 2;
-        if (qs(ig, mid, q)->t >= t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    /* the first snapshot of q at or after t: the newest one is */
+    struct q_at_or_after arg = { ig, q, t };
+    long lo = search_back(oldest(ig), ig->count - 1, q_at_or_after, &arg);
     const struct qstate *s1 = qs(ig, lo, q);
     if (s1->t == t) {
         *cum = s1->c;
@@ -239,18 +252,19 @@ enum integ_status integ_cum_after_end(const struct integrator *ig, int q, int64_
 }
 
 /* First snapshot index with time >= t (inclusive == 0) or > t (inclusive). */
+struct snapshot_after { const struct integrator *ig; int64_t t; int inclusive; };
+
+static int snapshot_after(const void *arg, long k)
+{
+    const struct snapshot_after *a = arg;
+    int64_t tm = ts(a->ig, k);
+    return a->inclusive ? tm > a->t : tm >= a->t;
+}
+
 static long first_after(const struct integrator *ig, int64_t t, int inclusive)
 {
-    long lo = oldest(ig), hi = ig->count;
-    while (lo < hi) {
-        long mid = lo + (hi - lo) / 2;
-        int64_t tm = ts(ig, mid);
-        if (inclusive ? tm > t : tm >= t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    struct snapshot_after arg = { ig, t, inclusive };
+    return search_back(oldest(ig), ig->count, snapshot_after, &arg);
 }
 
 enum integ_status integ_count_before(const struct integrator *ig, int64_t t, int inclusive,

@@ -50,6 +50,7 @@ struct integrator {
     int nq;
     enum quantity_kind kind[INTEG_MAX_Q];
     int cap;                 /* ring capacity in snapshots */
+    long mask;               /* cap - 1 when cap is a power of two, else 0 */
     long count;              /* snapshots ever pushed */
     int64_t *t;              /* ring: sample time */
     struct qstate *q;        /* ring: cap * nq states */
