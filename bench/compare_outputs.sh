@@ -1,14 +1,15 @@
 #!/bin/bash
 # bench/compare_outputs.sh OLD_FLINCH NEW_FLINCH [BUILD] — the outputs of two
 # flinch binaries side by side, for a change that must keep them byte for
-# byte (a faster reader, one pass instead of three): `analyze` (text, JSON,
-# CSV), `plot` and `export` (to a file and to standard output, default and
-# explicit windows, --no-windows, a zoom, stdin, two hosts) on every trace
-# of tests/fixtures, every file of the fuzz corpora (most are not traces:
-# their errors are compared), traces from gen_trace (BUILD/tests, default
-# build) of several shapes, recordings of the simulator's scenarios, and
-# traces made awkward on purpose (cut short, two recordings whose clock
-# restarted, a MARK later than the last row, rows out of order).
+# byte (a faster reader, one pass instead of three): `analyze` (text, the
+# --windows table, JSON, CSV), `plot` and `export` (to a file and to
+# standard output, default and explicit windows, --no-windows, a zoom,
+# stdin, two hosts) on every trace of tests/fixtures, every file of the
+# fuzz corpora (most are not traces: their errors are compared), traces
+# from gen_trace (BUILD/tests, default build) of several shapes,
+# recordings of the simulator's scenarios, and traces made awkward on
+# purpose (cut short, two recordings whose clock restarted, a MARK later
+# than the last row, rows out of order).
 # Compared: exit status, standard output, the output file, and standard
 # error with repeated adjacent lines counted once (a trace read once warns
 # once where one read three times warned three times). Prints one line per
@@ -105,6 +106,7 @@ for t in "$T"/*.csv; do
   run "$b" analyze --csv "$t"
   run "$b" analyze --csv "$t" --start infer_start --end first_token --format json
   run "$b" analyze --csv "$t" --start begin --end end --format csv
+  run "$b" analyze --csv "$t" --start infer_start --end first_token --windows
   run "$b" plot "$t" -o OUT
   run "$b" plot "$t" -o -
   run "$b" plot "$t" -o OUT --start begin --end end --width 700

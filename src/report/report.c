@@ -9,6 +9,7 @@
 #include "breakdown.h"
 #include "confidence.h"
 #include "proc_share.h"
+#include "num_format.h"
 #include "report.h"
 
 #define APPROX "\xe2\x89\x88"   /* the original's "≈" */
@@ -17,10 +18,12 @@
  * report never prints nan or inf (report.h: NUM). */
 const char *report_num_text(char *buf, size_t cap, const char *fmt, double v)
 {
-    if (isfinite(v))
-        snprintf(buf, cap, fmt, v);
-    else
+    if (!isfinite(v))
         snprintf(buf, cap, "n/a");
+    else if (fmt[0] == '%' && fmt[1] == '.' && fmt[2] >= '0' && fmt[2] <= '9' && fmt[3] == 'f' && !fmt[4])
+        num_format_fixed(buf, cap, v, fmt[2] - '0');   /* a dozen a window: printf's cost showed */
+    else
+        snprintf(buf, cap, fmt, v);
     return buf;
 }
 
@@ -150,7 +153,7 @@ static const char *gpu_name(const struct analysis *a, int host, int gpu, char *b
     return buf;
 }
 
-static double window_util(const struct window *w)
+double report_window_util(const struct window *w)
 {
     double sum = 0;
     int n = 0;
@@ -171,7 +174,7 @@ static void text_compat(FILE *out, const struct analysis *a, const struct window
         fprintf(out, "gpu_energy_J" APPROX "(n/a)  # %s\n", note);
     else
         fprintf(out, "gpu_energy_J" APPROX "%.3f  # %s\n", w->energy_j, note);
-    double u = window_util(w);
+    double u = report_window_util(w);
     if (isfinite(u))
         fprintf(out, "avg_gpu_util_pct" APPROX "%.2f\n", u);
 }
@@ -310,48 +313,6 @@ static void text_summary(FILE *out, const struct analysis *a)
         fprintf(out, "summary: %s %s\n", verdict_name(a->verdict), a->evidence);
 }
 
-static void text_table(FILE *out, const struct analysis *a)
-{
-    int several = a->nby_recording > 1;   /* then a `rec` column: the window's recording */
-    fprintf(out, "%6s", "window");
-    if (several)
-        fprintf(out, " %3s", "rec");
-    fprintf(out, " %10s %12s %11s %9s %8s %6s %6s %7s %8s %10s %10s %10s %-12s %-10s %-12s %s\n",
-            "at_s", "duration_s", "energy_J", "+-J", "power_W", "util%", "cpu%", "samples",
-            "gap_ms", "compute_ms", "hostcpu_ms", "waiting_ms", "verdict", "confidence", "flags", "reason");
-    for (long i = 0; i < a->nwindows; i++) {
-        const struct window *w = &a->windows[i];
-        long samples = 0;
-        double gap = 0;
-        for (int k = 0; k < w->ngpu; k++) {
-            samples += w->gpu[k].samples;
-            gap = fmax(gap, w->gpu[k].max_gap_s);
-        }
-        const struct breakdown *bd = &w->bd;
-        double nan = NAN;
-        /* why a number may not be trusted ("none" when nothing says so),
-         * and the evidence's first clause: why the verdict is what it is */
-        char flags[128], reason[EVIDENCE_MAX];
-        window_flags_str(w->flags, flags, sizeof flags);
-        fprintf(out, "%6ld", w->index);
-        if (several)
-            fprintf(out, " %3d", w->recording);
-        fprintf(out, " %10.3f %12.6f %11s %9s %8s %6s %6s %7ld %8s %10s %10s %10s %-12s %-10s %-12s %s\n",
-                (double)(w->t_start_ns - a->first_row_ns) / 1e9, w->duration_s,
-                NUM("%.3f", w->energy_j), NUM("%.3f", w->uncertainty_j), NUM("%.1f", w->mean_power_w),
-                NUM("%.1f", window_util(w)), NUM("%.1f", w->host_cpu_pct), samples,
-                NUM("%.1f", gap * 1e3), NUM("%.1f", bd->valid ? bd->ms[CLASS_COMPUTE] : nan),
-                NUM("%.1f", bd->valid ? bd->ms[CLASS_HOST_CPU] : nan),
-                NUM("%.1f", bd->valid ? bd->ms[CLASS_WAITING] : nan), verdict_name(w->verdict),
-                confidence_name(w->confidence), *flags ? flags : "none",
-                report_reason_text(w, reason, sizeof reason));
-        char seg[1024];
-        if (bd->valid)
-            fprintf(out, "%6s segments: %s (edges +-%.1f ms)\n", "",
-                    breakdown_segments_text(bd, 12, seg, sizeof seg), bd->resolution_ms);
-    }
-}
-
 void report_write(FILE *out, const struct analysis *a, const struct report_options *ro)
 {
     if (ro->format == REPORT_CSV) {
@@ -402,7 +363,7 @@ void report_write(FILE *out, const struct analysis *a, const struct report_optio
         text_cadence(out, a, i, name);
     }
     if (ro->windows_table)
-        text_table(out, a);
+        report_table_text(out, a);
     else
         text_window(out, a, &a->windows[0], ro->verbose);
 }

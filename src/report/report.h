@@ -86,6 +86,12 @@ void report_ident_json_gpu(FILE *out, const struct analysis *a, int gpu_index);
 void report_ident_csv_header(FILE *out, const struct analysis *a);
 void report_ident_csv_row(FILE *out, const struct analysis *a);
 
+/* The mean utilization of a window's GPUs that read one, NAN if none. */
+double report_window_util(const struct window *w);
+/* --windows (report_table.c): a header, then a row per window and its
+ * segments. */
+void report_table_text(FILE *out, const struct analysis *a);
+
 /* The answer first (report_answer.c): the window's answer line; its
  * evidence with the clauses that carry nothing left out (all with
  * verbose); the evidence's first clause past the parts (the table's
@@ -105,7 +111,8 @@ void report_recordings_json(FILE *out, const struct analysis *a);
  * text report never prints nan or inf. NUM(fmt, v) uses a fresh buffer
  * each time, so several may stand in one printf. */
 const char *report_num_text(char *buf, size_t cap, const char *fmt, double v);
-#define NUM(fmt, v) report_num_text((char[48]){ 0 }, 48, fmt, v)
+#define REPORT_NUM_MAX 48
+#define NUM(fmt, v) report_num_text((char[REPORT_NUM_MAX]){ 0 }, REPORT_NUM_MAX, fmt, v)
 
 /* Text of a window's flags: "incomplete, few-samples", "" when none. */
 void window_flags_str(unsigned flags, char *buf, size_t cap);

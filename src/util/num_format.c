@@ -72,33 +72,48 @@ size_t num_format_hex64(char *buf, unsigned long long v)
 }
 
 /*
- * "%.1f" rounds the exact binary value of V to one decimal, ties to even.
- * Y = V * 10 in doubles may itself be rounded, by at most ulp(Y) / 2. For
- * |Y| < 2^52 the distance D = Y - R to the nearest integer R is exact and a
- * multiple of ulp(Y) that divides 0.5, so away from a tie |D| <= 0.5 -
- * ulp(Y), and the product's own rounding cannot carry V * 10 past the half:
- * R is snprintf's answer. Where Y lies exactly half way (the product's
- * rounding then decides), and for NaN, infinities and large values, this
- * asks snprintf itself.
+ * "%.Nf" rounds the exact binary value of V to N decimals, ties to even.
+ * Y = V * 10^N in doubles (10^N itself is exact) may itself be rounded, by
+ * at most ulp(Y) / 2. For |Y| < 2^52 every half-integer is a double, and
+ * rounding is monotone: a product whose exact value lies below (above) a
+ * half cannot round past it, at most onto it. So R = nearbyint(Y) is
+ * snprintf's answer unless Y lies exactly half way (the product's rounding
+ * may have put it there), which asks snprintf itself, as do NaN,
+ * infinities and large values.
  */
-size_t num_format_fixed1(char *buf, size_t cap, double v)
+size_t num_format_fixed(char *buf, size_t cap, double v, int digits)
 {
-    if (!(fabs(v) < 1e14) || cap < 24)
-        return (size_t)snprintf(buf, cap, "%.1f", v);
-    double y = v * 10.0;
+    static const double scale[10] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+    static const char *const fmt[10] = { "%.0f", "%.1f", "%.2f", "%.3f", "%.4f",
+                                         "%.5f", "%.6f", "%.7f", "%.8f", "%.9f" };
+    if (digits == 0)
+        return num_format_fixed0(buf, cap, v);
+    if (digits < 0 || digits > 9)
+        return (size_t)snprintf(buf, cap, "%.*f", digits, v);
+    double y = v * scale[digits];
+    if (!(fabs(y) < 1e15) || cap < 32)
+        return (size_t)snprintf(buf, cap, fmt[digits], v);
     double r = nearbyint(y);
     double d = y - r;
     if (d == 0.5 || d == -0.5)
-        return (size_t)snprintf(buf, cap, "%.1f", v);
-    unsigned long long q = (unsigned long long)fabs(r);
+        return (size_t)snprintf(buf, cap, fmt[digits], v);
+    unsigned long long q = (unsigned long long)fabs(r), unit = (unsigned long long)scale[digits];
     size_t n = 0;
     if (signbit(v))
         buf[n++] = '-';              /* "-0.0" for -0.04, as printf */
-    n += num_format_u64(buf + n, q / 10);
+    n += num_format_u64(buf + n, q / unit);
     buf[n++] = '.';
-    buf[n++] = (char)('0' + q % 10);
+    unsigned long long frac = q % unit;
+    for (int i = digits; i > 0; i--, frac /= 10)
+        buf[n + (size_t)i - 1] = (char)('0' + frac % 10);
+    n += (size_t)digits;
     buf[n] = '\0';
     return n;
+}
+
+size_t num_format_fixed1(char *buf, size_t cap, double v)
+{
+    return num_format_fixed(buf, cap, v, 1);
 }
 
 /*

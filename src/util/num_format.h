@@ -5,9 +5,10 @@
  *
  * Owns: text byte for byte equal to snprintf's for the formats the trace
  * uses ("%lld", "%llu", "%llu.%03llu" of thousandths, "0x%016llx", "%.1f"
- * in the default rounding mode), the Perfetto export's "%.10g", and the
- * "%.0f" of the analyzer's evidence (a dozen numbers a window: with
- * 10,000 windows, printf's were a tenth of what the windows cost). Each
+ * in the default rounding mode), the Perfetto export's "%.10g", the "%.0f"
+ * of the analyzer's evidence (a dozen numbers a window: with 10,000
+ * windows, printf's were a tenth of what the windows cost) and the "%.Nf"
+ * of its report's columns. Each
  * writes a NUL-terminated string and returns its length (without the NUL).
  */
 #ifndef FLINCH_NUM_FORMAT_H
@@ -26,8 +27,11 @@ size_t num_format_i64(char *buf, long long v);
 size_t num_format_milli(char *buf, unsigned long long milli);
 /* "0x%016llx" (BUF holds 19 bytes). */
 size_t num_format_hex64(char *buf, unsigned long long v);
-/* snprintf(BUF, CAP, "%.1f", V), return value included (the length it
- * would have had: CAP may truncate a huge V as snprintf does). */
+/* snprintf(BUF, CAP, "%.<DIGITS>f", V), return value included (the length
+ * it would have had: CAP may truncate a huge V as snprintf does); written
+ * here for DIGITS 0 to 9. */
+size_t num_format_fixed(char *buf, size_t cap, double v, int digits);
+/* num_format_fixed(BUF, CAP, V, 1): the trace's "%.1f". */
 size_t num_format_fixed1(char *buf, size_t cap, double v);
 /* snprintf(BUF, CAP, "%.10g", V), return value included. */
 size_t num_format_g10(char *buf, size_t cap, double v);

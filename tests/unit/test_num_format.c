@@ -171,6 +171,58 @@ static void test_fixed1_random(void)
     CHECK(mismatches == 0);
 }
 
+/* num_format_fixed at every precision the report uses and beyond. */
+static void check_fixed_digits(double v, int digits)
+{
+    char got[32], want[32], spec[8];
+    memset(got, 'x', sizeof got);
+    snprintf(spec, sizeof spec, "%%.%df", digits);
+    size_t g = num_format_fixed(got, sizeof got, v, digits);
+    int w = snprintf(want, sizeof want, spec, v);
+    same(got, g, want, (size_t)w);
+}
+
+static void test_fixed_digits(void)
+{
+    static const double edges[] = { 0.0, -0.0, 0.5, -0.5, 0.0005, -0.0005, 0.00049999999999999993,
+        0.0000005, 1e-9, 5e-10, 0.123456789, 306.2725, 31.7425, 0.504, 1e6, 999999.9999995,
+        1e9, 1e12, 123456.7890125, DBL_MIN, 4.9e-324, DBL_MAX, -DBL_MAX, 1e15, 4503599627370495.5 };
+    mismatches = 0;
+    for (int digits = 1; digits <= 9; digits++) {
+        double unit = pow(10, -digits);
+        for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+            check_fixed_digits(edges[i], digits);
+            check_fixed_digits(nextafter(edges[i], INFINITY), digits);
+            check_fixed_digits(nextafter(edges[i], -INFINITY), digits);
+        }
+        check_fixed_digits(NAN, digits);
+        check_fixed_digits(-INFINITY, digits);
+        /* the halves between neighbouring outputs, and the doubles beside them */
+        for (int k = -5000; k <= 5000; k++) {
+            double t = (k + 0.5) * unit;
+            check_fixed_digits(t, digits);
+            check_fixed_digits(nextafter(t, INFINITY), digits);
+            check_fixed_digits(nextafter(t, -INFINITY), digits);
+            check_fixed_digits(k * 0.125, digits);       /* dyadic: exact ties at low precision */
+        }
+        for (int i = 0; i < 20000; i++) {
+            uint64_t r = next_u64();
+            double v;
+            switch (r % 3) {
+            case 0: v = (double)(r >> 11) / 9007199254740992.0 * 1000.0; break;
+            case 1: v = ldexp((double)(r >> 11), (int)((r >> 3) % 100) - 90); break;
+            default: v = ((double)(int64_t)r) / 1e9; break;
+            }
+            check_fixed_digits(v, digits);
+            check_fixed_digits(-v, digits);
+        }
+    }
+    check_fixed_digits(1.5, 0);          /* num_format_fixed0 */
+    check_fixed_digits(-0.4, 0);
+    check_fixed_digits(2.25, 12);        /* beyond 9: snprintf's own */
+    CHECK(mismatches == 0);
+}
+
 static void check_g10(double v)
 {
     char got[32], want[32];
@@ -285,6 +337,7 @@ int main(void)
     run_test("num_format milli and hex equal %llu.%03llu and 0x%016llx", test_milli_hex);
     run_test("num_format %.1f edges: ties, neighbours, -0.0, NaN, inf, huge", test_fixed1_edges);
     run_test("num_format %.1f on random doubles", test_fixed1_random);
+    run_test("num_format %.Nf, N 1 to 9: halves, their neighbours, edges, random", test_fixed_digits);
     run_test("num_format %.10g: thousandths, their neighbours, edges, random doubles", test_g10);
     run_test("num_format %.0f: halves, their neighbours, -0.0, NaN, inf, huge, random", test_fixed0);
     run_test("num_format_append equals snprintf at every buffer length", test_append);
