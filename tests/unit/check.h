@@ -8,6 +8,7 @@
 #define FLINCH_CHECK_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +77,17 @@ static inline size_t check_drain_fifo(int fd, char *buf, size_t size)
         n = 0;
     buf[n] = '\0';
     return (size_t)n;
+}
+
+/* A fixed pseudo-random sequence (xorshift64) for the tests that try many
+ * inputs: the same on every run, so a failure comes back. */
+static inline uint64_t check_rand(void)
+{
+    static uint64_t state = 88172645463325252ull;
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
 }
 
 static inline void run_test(const char *name, void (*fn)(void))

@@ -10,16 +10,6 @@
 #include "sample_store.h"
 #include "tape.h"
 
-static uint64_t rng = 88172645463325252ULL;
-
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 static float float_bits(uint32_t b)
 {
     float f;
@@ -45,7 +35,7 @@ static float odd_float(int k)
     case 4: return INFINITY;
     case 5: return -INFINITY;
     case 6: return NAN;
-    default: return float_bits((uint32_t)next_rand());
+    default: return float_bits((uint32_t)check_rand());
     }
 }
 
@@ -59,7 +49,7 @@ static double odd_double(int k)
     case 4: return INFINITY;
     case 5: return -INFINITY;
     case 6: return NAN;
-    default: return double_bits(next_rand());
+    default: return double_bits(check_rand());
     }
 }
 
@@ -68,7 +58,7 @@ static double odd_double(int k)
 static void make_gpu(struct gpu_sample *s, long i)
 {
     memset(s, 0, sizeof *s);
-    s->t = 1000000000LL + i * 10000000LL + (long)(next_rand() % 1000);
+    s->t = 1000000000LL + i * 10000000LL + (long)(check_rand() % 1000);
     /* times kept as offsets from a block's first (back in time too), and
      * whole where a block spans 2^31 ns or more, or the extremes */
     if (i >= 300 && i < 310)
@@ -79,7 +69,7 @@ static void make_gpu(struct gpu_sample *s, long i)
         s->t = INT64_MAX;
     if (i == 701)
         s->t = INT64_MIN;
-    s->power_instant_w = i % 3 ? 60.5f + (float)(next_rand() % 100) : odd_float((int)i);
+    s->power_instant_w = i % 3 ? 60.5f + (float)(check_rand() % 100) : odd_float((int)i);
     s->power_average_w = odd_float((int)(i / 7));
     s->util_pct = (float)(i / 5 % 101);
     s->sm_clock_mhz = i / 5 % 2 ? 1980.0f : -0.0f;
@@ -289,19 +279,19 @@ static void test_tape_as_the_array(void)
             /* mostly forward, often by nothing (equal times decide the
              * drops' and slices' edges), now and then a step back (rows out
              * of order); the oldest open window from 0 to ~3,000 samples back */
-            now += next_rand() % 16 == 0 ? -(int64_t)(next_rand() % 50) : (int64_t)(next_rand() % 4);
+            now += check_rand() % 16 == 0 ? -(int64_t)(check_rand() % 50) : (int64_t)(check_rand() % 4);
             h.t = now;
-            int64_t keep = now - (int64_t)(next_rand() % 4500);
-            if (ref.n > 0 && next_rand() % 2)      /* a time the tape holds */
-                keep = ref.t[next_rand() % (uint64_t)ref.n];
+            int64_t keep = now - (int64_t)(check_rand() % 4500);
+            if (ref.n > 0 && check_rand() % 2)      /* a time the tape holds */
+                keep = ref.t[check_rand() % (uint64_t)ref.n];
             ref_push(&ref, h.t, keep, keep_last);
             CHECK(tape_push(&tp, &h, keep, keep_last) == 0);
             bad += tp.n != ref.n || tp.cap != ref.cap || tp.first != ref.base;
             if (i % 7 == 0) {
-                int64_t t0 = now - (int64_t)(next_rand() % 4000), t1 = t0 + (int64_t)(next_rand() % 300);
-                if (next_rand() % 2) {                /* edges on times the tape holds */
-                    t0 = ref.t[next_rand() % (uint64_t)ref.n];
-                    t1 = ref.t[next_rand() % (uint64_t)ref.n];
+                int64_t t0 = now - (int64_t)(check_rand() % 4000), t1 = t0 + (int64_t)(check_rand() % 300);
+                if (check_rand() % 2) {                /* edges on times the tape holds */
+                    t0 = ref.t[check_rand() % (uint64_t)ref.n];
+                    t1 = ref.t[check_rand() % (uint64_t)ref.n];
                 }
                 long f1 = -1, n1, f2 = -1, n2;
                 ref_slice(&ref, t0, t1, &f1, &n1);

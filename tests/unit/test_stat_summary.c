@@ -41,15 +41,6 @@ static int same_as_qsort(const double *v, long n)
     return ok;
 }
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 static void test_known_values(void)
 {
     double v[] = { 3, NAN, 1, 2, 10, 4, 5, 9, 8, 7, 6 };
@@ -72,10 +63,10 @@ static void test_ties_keep_their_order(void)
     CHECK(same_as_qsort(neg_first, 4));
     int bad = 0;
     for (int round = 0; round < 300; round++) {
-        long n = 1 + (long)(next_u64() % 3000);
+        long n = 1 + (long)(check_rand() % 3000);
         double *v = malloc(sizeof *v * (size_t)n);
         for (long i = 0; i < n; i++) {
-            uint64_t r = next_u64();
+            uint64_t r = check_rand();
             switch (r % 5) {
             case 0: v[i] = r & 8 ? 0.0 : -0.0; break;
             case 1: v[i] = NAN; break;
