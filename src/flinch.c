@@ -51,9 +51,19 @@ static const struct subcommand subcommands[] = {
  * instead of 1,384 (peak RSS 13 MiB for 11). */
 #define HEAP_ADVISED ((size_t)32 << 20)
 
+/* A sanitizer's build brings its own malloc: glibc's settings do nothing
+ * there, and the block would only be poisoned and held in quarantine. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HEAP_OWN_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HEAP_OWN_MALLOC 1
+#endif
+#endif
+
 static void keep_heap(void)
 {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(HEAP_OWN_MALLOC)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_MMAP_THRESHOLD, (int)HEAP_ADVISED);   /* glibc's largest */
     void *p = malloc(HEAP_ADVISED - 4096);          /* under it, with malloc's header */
