@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "breakdown_internal.h"
-#include "num_format.h"
 #include "cpu_side.h"
 #include "gpu_spin.h"
 #include "kernels_busy.h"
+#include "num_format.h"
 #include "segment_merge.h"
 #include "slow_clock.h"
 

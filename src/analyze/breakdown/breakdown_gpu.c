@@ -72,14 +72,8 @@ static double fmax_inline(double a, double b)
 
 static int point_push(struct known *k, double x)
 {
-    if (k->npt == k->cappt) {
-        long ncap = k->cappt ? k->cappt * 2 : 16;
-        double *np = realloc(k->pt, sizeof *np * (size_t)ncap);
-        if (!np)
-            return -1;
-        k->pt = np;
-        k->cappt = ncap;
-    }
+    if (array_grow((void **)&k->pt, &k->cappt, k->npt + 1, sizeof *k->pt) != 0)
+        return -1;
     k->pt[k->npt++] = x;
     return 0;
 }
@@ -96,14 +90,8 @@ static inline int span_push(struct known *k, double lo, double hi, unsigned char
         lo = k->s[k->n - 1].hi;
     if (!(lo < hi))
         return 0;
-    if (k->n == k->cap) {
-        long ncap = k->cap ? k->cap * 2 : 32;
-        struct span *ns = realloc(k->s, sizeof *ns * (size_t)ncap);
-        if (!ns)
-            return -1;
-        k->s = ns;
-        k->cap = ncap;
-    }
+    if (array_grow((void **)&k->s, &k->cap, k->n + 1, sizeof *k->s) != 0)
+        return -1;
     k->s[k->n++] = (struct span){ lo, hi, st };
     return 0;
 }
@@ -202,8 +190,7 @@ struct piece { double lo, hi; unsigned char st, conflict; };
 
 /* What one GPU's timeline is worked out in, kept from window to window:
  * a window's breakdown allocated and freed two dozen arrays, a sixth of
- * its time with 10,000 windows. Each array only grows (array_grow, or
- * span_push and point_push for the spans). */
+ * its time with 10,000 windows. Each array only grows (array_grow). */
 struct gpu_timeline_work {
     struct known k[SIG_N];       /* each signal's spans (n reset per GPU, capacity kept) */
     struct cstep *steps;         /* the energy counter's steps */
@@ -355,7 +342,6 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
                         + COUNTER_RAMP_MS;
     return rc;
 }
-
 
 static int cmp_double(const void *a, const void *b)
 {

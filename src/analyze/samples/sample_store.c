@@ -348,7 +348,16 @@ void store_decode(const struct sample_store *s, long first, long n, void *out)
     }
 }
 
-static int pack_entry(struct sample_store *s, long i);
+/* Entry i's block, as pushed, replaced by its packed form; 0 or -1. */
+static int pack_entry(struct sample_store *s, long i)
+{
+    struct store_block *pb = pack(s, s->blk[i]);
+    if (!pb)
+        return -1;
+    recycle(s, s->blk[i]);
+    s->blk[i] = pb;
+    return 0;
+}
 
 /* A full block a window pins is packed at once: its samples were pushed a
  * moment ago and are still in cache, where packing it when it left the
@@ -376,17 +385,6 @@ void store_unpin(struct sample_store *s, long first, long n)
             let_go(s, i);
     }
     compact(s);
-}
-
-/* Entry i's block, as pushed, replaced by its packed form; 0 or -1. */
-static int pack_entry(struct sample_store *s, long i)
-{
-    struct store_block *pb = pack(s, s->blk[i]);
-    if (!pb)
-        return -1;
-    recycle(s, s->blk[i]);
-    s->blk[i] = pb;
-    return 0;
 }
 
 int store_pack_before(struct sample_store *s, long before)

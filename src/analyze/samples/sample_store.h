@@ -21,10 +21,10 @@
  * block it is kept as pushed (a copy per sample, the cheapest thing for a
  * trace with few windows); once full and pinned by a window (store_pin),
  * when it leaves the tape still pinned, or when the tape holds it far back
- * (a window open for long, store_pack_before), it is packed: the times as 32-bit offsets from the block's first (whole where
- * a block spans 2^31 ns or more), and per sample a flags word (a bit per
- * 4 bytes of the record after t) then the 4-byte words that differ from
- * the previous sample's, bit for bit (NaN payloads, -0.0, infinities and
+ * (a window open for long, store_pack_before), it is packed: the times as
+ * 32-bit offsets from the block's first (whole where a block spans 2^31 ns
+ * or more), and per sample a flags word (a bit per 4 bytes of the record
+ * after t) then the 4-byte words that differ from the previous sample's, bit for bit (NaN payloads, -0.0, infinities and
  * the padding come back as pushed). Most words repeat from row to row
  * (utilization and clock change every ~50 ms, GPM is NaN on most rows,
  * the host's cells repeat on every GPU's row), so a GPU sample takes ~18
