@@ -3,11 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include "sample_store.h"
+#include "store_words.h"
 
 void store_init(struct sample_store *s, size_t rec)
 {
@@ -22,12 +19,11 @@ void store_init(struct sample_store *s, size_t rec)
 void store_free(struct sample_store *s)
 {
     for (long i = 0; i < s->nblk; i++)
-        if (s->blk[i] && !s->blk[i]->packed)
-            free(s->blk[i]);
+        if (s->e[i].blk && !s->e[i].packed)
+            free(s->e[i].blk);
     for (int i = 0; i < s->nspare; i++)
         free(s->spare[i]);
-    free(s->blk);
-    free(s->num);
+    free(s->e);
     region_done(&s->packed_mem);          /* every packed block at once */
     store_init(s, s->rec);
 }
@@ -85,18 +81,18 @@ static long entry_of(const struct sample_store *s, long b)
 {
     if (s->nblk == 0)
         return -1;
-    long i = s->nblk - 1 - (s->num[s->nblk - 1] - b);
-    if (i >= 0 && i < s->nblk && s->num[i] == b)
-        return s->blk[i] ? i : -1;
+    long i = s->nblk - 1 - (s->e[s->nblk - 1].num - b);
+    if (i >= 0 && i < s->nblk && s->e[i].num == b)
+        return s->e[i].blk ? i : -1;
     long lo = 0, hi = s->nblk;
     while (lo < hi) {
         long mid = lo + (hi - lo) / 2;
-        if (s->num[mid] < b)
+        if (s->e[mid].num < b)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < s->nblk && s->num[lo] == b && s->blk[lo] ? lo : -1;
+    return lo < s->nblk && s->e[lo].num == b && s->e[lo].blk ? lo : -1;
 }
 
 /* Drops the entries of the blocks let go, once they are half of them. */
@@ -106,17 +102,15 @@ static void compact(struct sample_store *s)
         return;
     long k = 0;
     for (long i = 0; i < s->nblk; i++)
-        if (s->blk[i]) {
-            s->blk[k] = s->blk[i];
-            s->num[k++] = s->num[i];
-        }
+        if (s->e[i].blk)
+            s->e[k++] = s->e[i];
     s->nblk = k;
     s->nfreed = 0;
 }
 
-static void recycle(struct sample_store *s, struct store_block *b)
+static void recycle(struct sample_store *s, struct store_block *b, int packed)
 {
-    if (b->packed)
+    if (packed)
         region_free(&s->packed_mem, b);
     else if (s->nspare < STORE_SPARE)
         s->spare[s->nspare++] = b;
@@ -126,8 +120,8 @@ static void recycle(struct sample_store *s, struct store_block *b)
 
 static void let_go(struct sample_store *s, long i)
 {
-    recycle(s, s->blk[i]);
-    s->blk[i] = NULL;
+    recycle(s, s->e[i].blk, s->e[i].packed);
+    s->e[i].blk = NULL;
     s->nfreed++;
 }
 
@@ -137,36 +131,29 @@ int store_push(struct sample_store *s, const void *rec)
     if (slot == 0) {
         if (s->nblk == s->cap_blk) {
             long ncap = s->cap_blk ? s->cap_blk * 2 : 64;
-            long *nn = realloc(s->num, sizeof *nn * (size_t)ncap);
-            if (!nn)
+            struct store_entry *ne = realloc(s->e, sizeof *ne * (size_t)ncap);
+            if (!ne)
                 return -1;
-            s->num = nn;
-            struct store_block **nb = realloc(s->blk, sizeof *nb * (size_t)ncap);
-            if (!nb)
-                return -1;
-            s->blk = nb;
+            s->e = ne;
             s->cap_blk = ncap;
         }
         struct store_block *b = s->nspare ? s->spare[--s->nspare]
                                           : malloc(block_size(STORE_BLOCK * s->rec));
         if (!b)
             return -1;
-        b->num = s->end / STORE_BLOCK;
-        b->pins = 0;
-        b->packed = 0;
         b->nbytes = STORE_BLOCK * s->rec;
-        s->num[s->nblk] = b->num;
-        s->blk[s->nblk++] = b;
+        s->e[s->nblk++] = (struct store_entry){ s->end / STORE_BLOCK, 0, b, 0 };
     }
-    memcpy(s->blk[s->nblk - 1]->data + (size_t)slot * s->rec, rec, s->rec);
+    memcpy(s->e[s->nblk - 1].blk->data + (size_t)slot * s->rec, rec, s->rec);
     s->end++;
     return 0;
 }
 
 int64_t store_time(const struct sample_store *s, long i)
 {
-    const struct store_block *b = s->blk[entry_of(s, i / STORE_BLOCK)];
-    if (b->packed)
+    const struct store_entry *e = &s->e[entry_of(s, i / STORE_BLOCK)];
+    const struct store_block *b = e->blk;
+    if (e->packed)
         return packed_time(b, i % STORE_BLOCK);
     int64_t t;
     memcpy(&t, b->data + (size_t)(i % STORE_BLOCK) * s->rec, sizeof t);
@@ -177,9 +164,10 @@ long store_first_over(const struct sample_store *s, long from, long to, int64_t 
 {
     long i = from;
     while (i < to) {
-        const struct store_block *b = s->blk[entry_of(s, i / STORE_BLOCK)];
+        const struct store_entry *e = &s->e[entry_of(s, i / STORE_BLOCK)];
+        const struct store_block *b = e->blk;
         long slot = i % STORE_BLOCK, stop = slot + (to - i) < STORE_BLOCK ? slot + (to - i) : STORE_BLOCK;
-        if (b->packed) {
+        if (e->packed) {
             for (; slot < stop; slot++, i++)
                 if (packed_time(b, slot) > t)
                     return i;
@@ -195,61 +183,12 @@ long store_first_over(const struct sample_store *s, long from, long to, int64_t 
     return to;
 }
 
-/* Bit j set where the 4-byte word j of the record r differs, bit for
- * bit, from prev[j], for nw words (an even number); prev becomes the
- * record's words. Which word changes from sample to sample is
- * unpredictable, so they are compared all at once (four to an SSE2
- * comparison where there is one) rather than one branch each. prev is
- * written as it is read, 16 bytes at a time: a 16-byte load of words
- * stored one by one cannot be forwarded from the stores and waits for
- * them (most of pack()'s time, by perf, when it did). */
-static unsigned changed_words(const unsigned char *r, uint32_t *prev, int nw)
-{
-    unsigned same = 0;
-    int j = 0;
-#ifdef __SSE2__
-    for (; j + 4 <= nw; j += 4) {
-        __m128i now = _mm_loadu_si128((const __m128i *)(const void *)(r + 4 * (size_t)j));
-        __m128i was = _mm_loadu_si128((const __m128i *)(void *)(prev + j));
-        same |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(now, was))) << j;
-        _mm_storeu_si128((__m128i *)(void *)(prev + j), now);
-    }
-#endif
-    for (; j < nw; j++) {
-        uint32_t x;
-        memcpy(&x, r + 4 * (size_t)j, 4);
-        same |= (unsigned)(x == prev[j]) << j;
-        prev[j] = x;
-    }
-    return ~same & ((1u << nw) - 1);
-}
-
-/* A block's samples as pushed (records of nw words after t), packed at p:
- * per sample the flags, then the words that changed; returns the end. */
-static inline unsigned char *pack_words(const unsigned char *data, unsigned char *p, int nw)
-{
-    uint32_t prev[STORE_REC_MAX / 4] = { 0 };
-    size_t rec = 8 + 4 * (size_t)nw;
-    for (int slot = 0; slot < STORE_BLOCK; slot++) {
-        const unsigned char *r = data + (size_t)slot * rec + 8;
-        unsigned flags = changed_words(r, prev, nw);
-        p[0] = (unsigned char)(flags & 0xff);
-        if (nw > 8)
-            p[1] = (unsigned char)(flags >> 8);
-        p += nw > 8 ? 2 : 1;
-        for (unsigned f = flags; f; f &= f - 1) {   /* the changed words, lowest first */
-            memcpy(p, r + 4 * (size_t)__builtin_ctz(f), 4);
-            p += 4;
-        }
-    }
-    return p;
-}
-
 /* The packed form of a full block that is kept as pushed; NULL when out
  * of memory. */
 static struct store_block *pack(struct sample_store *s, const struct store_block *b)
 {
-    unsigned char buf[sizeof(struct packed_head) + STORE_BLOCK * (sizeof(int64_t) + 2 + STORE_REC_MAX)];
+    unsigned char buf[sizeof(struct packed_head) + STORE_BLOCK * (sizeof(int64_t) + 2 + STORE_REC_MAX)
+                      + STORE_WORDS_SLACK];
     int nw = words(s);
     struct packed_head h = { 0, 0 };
     memcpy(&h.t0, b->data, sizeof h.t0);
@@ -275,17 +214,12 @@ static struct store_block *pack(struct sample_store *s, const struct store_block
             p += sizeof d;
         }
     }
-    /* a GPU sample's 16 words, a host sample's 8: each packed with its
-     * count known to the compiler (the loops unrolled: a sixth fewer
-     * instructions, by callgrind) */
-    p = nw == 16 ? pack_words(b->data, p, 16) : nw == 8 ? pack_words(b->data, p, 8) : pack_words(b->data, p, nw);
+    p = store_pack_words(b->data, p, nw);
     size_t n = (size_t)(p - buf);
-    struct store_block *pb = region_alloc(&s->packed_mem, block_size(n));
+    /* the slack: store_unpack_words reads a little past the last word */
+    struct store_block *pb = region_alloc(&s->packed_mem, block_size(n) + STORE_WORDS_SLACK);
     if (!pb)
         return NULL;
-    pb->num = b->num;
-    pb->pins = b->pins;
-    pb->packed = 1;
     pb->nbytes = n;
     memcpy(pb->data, buf, n);
     return pb;
@@ -293,36 +227,23 @@ static struct store_block *pack(struct sample_store *s, const struct store_block
 
 /* Samples [from, from + cnt) of packed block blk (records of nw words
  * after t) into o; returns the end. */
-static inline unsigned char *unpack_words(const struct store_block *blk, long from, long cnt,
-                                          unsigned char *o, int nw)
+static unsigned char *unpack(const struct store_block *blk, long from, long cnt, unsigned char *o, int nw)
 {
-    uint32_t state[STORE_REC_MAX / 4] = { 0 };
     struct packed_head h;
     memcpy(&h, blk->data, sizeof h);
+    store_unpack_words(packed_samples(blk), from, cnt, o, nw);
+    size_t rec = 8 + 4 * (size_t)nw;
     const unsigned char *times = blk->data + sizeof h;
-    const unsigned char *p = packed_samples(blk);
-    for (long slot = 0; slot < from + cnt; slot++) {
-        unsigned flags = p[0];
-        if (nw > 8)
-            flags |= (unsigned)p[1] << 8;
-        p += nw > 8 ? 2 : 1;
-        for (; flags; flags &= flags - 1) {     /* the set bits, lowest first */
-            memcpy(&state[__builtin_ctz(flags)], p, 4);
-            p += 4;
+    for (long slot = from; slot < from + cnt; slot++, o += rec) {
+        int64_t t;
+        if (h.wide) {
+            memcpy(&t, times + (size_t)slot * sizeof t, sizeof t);
+        } else {
+            int32_t d;
+            memcpy(&d, times + (size_t)slot * sizeof d, sizeof d);
+            t = h.t0 + d;
         }
-        if (slot >= from) {
-            int64_t t;
-            if (h.wide) {
-                memcpy(&t, times + (size_t)slot * sizeof t, sizeof t);
-            } else {
-                int32_t d;
-                memcpy(&d, times + (size_t)slot * sizeof d, sizeof d);
-                t = h.t0 + d;
-            }
-            memcpy(o, &t, sizeof t);
-            memcpy(o + 8, state, 4 * (size_t)nw);
-            o += 8 + 4 * (size_t)nw;
-        }
+        memcpy(o, &t, sizeof t);
     }
     return o;
 }
@@ -332,18 +253,17 @@ void store_decode(const struct sample_store *s, long first, long n, void *out)
     unsigned char *o = out;
     int nw = words(s);
     for (long b = first / STORE_BLOCK; n > 0; b++) {
-        const struct store_block *blk = s->blk[entry_of(s, b)];
+        const struct store_entry *e = &s->e[entry_of(s, b)];
+        const struct store_block *blk = e->blk;
         long from = first > b * STORE_BLOCK ? first - b * STORE_BLOCK : 0;
         long cnt = STORE_BLOCK - from < n ? STORE_BLOCK - from : n;
-        if (!blk->packed) {
+        if (!e->packed) {
             memcpy(o, blk->data + (size_t)from * s->rec, (size_t)cnt * s->rec);
             o += (size_t)cnt * s->rec;
             n -= cnt;
             continue;
         }
-        /* as pack_words: the word count a constant for the compiler */
-        o = nw == 16 ? unpack_words(blk, from, cnt, o, 16)
-            : nw == 8 ? unpack_words(blk, from, cnt, o, 8) : unpack_words(blk, from, cnt, o, nw);
+        o = unpack(blk, from, cnt, o, nw);
         n -= cnt;
     }
 }
@@ -351,11 +271,12 @@ void store_decode(const struct sample_store *s, long first, long n, void *out)
 /* Entry i's block, as pushed, replaced by its packed form; 0 or -1. */
 static int pack_entry(struct sample_store *s, long i)
 {
-    struct store_block *pb = pack(s, s->blk[i]);
+    struct store_block *pb = pack(s, s->e[i].blk);
     if (!pb)
         return -1;
-    recycle(s, s->blk[i]);
-    s->blk[i] = pb;
+    recycle(s, s->e[i].blk, 0);
+    s->e[i].blk = pb;
+    s->e[i].packed = 1;
     return 0;
 }
 
@@ -371,8 +292,8 @@ void store_pin(struct sample_store *s, long first, long n)
         long i = entry_of(s, b);
         if (i < 0)
             continue;
-        s->blk[i]->pins++;
-        if (!s->blk[i]->packed && b < full)
+        s->e[i].pins++;
+        if (!s->e[i].packed && b < full)
             (void)pack_entry(s, i);
     }
 }
@@ -381,7 +302,7 @@ void store_unpin(struct sample_store *s, long first, long n)
 {
     for (long b = first / STORE_BLOCK; b <= (first + n - 1) / STORE_BLOCK; b++) {
         long i = entry_of(s, b);
-        if (i >= 0 && --s->blk[i]->pins == 0 && b < s->trim_block)
+        if (i >= 0 && --s->e[i].pins == 0 && b < s->trim_block)
             let_go(s, i);
     }
     compact(s);
@@ -396,7 +317,7 @@ int store_pack_before(struct sample_store *s, long before)
         kb = s->end / STORE_BLOCK;       /* full blocks only */
     for (; s->pack_block < kb; s->pack_block++) {
         long i = entry_of(s, s->pack_block);
-        if (i >= 0 && !s->blk[i]->packed && pack_entry(s, i) != 0)
+        if (i >= 0 && !s->e[i].packed && pack_entry(s, i) != 0)
             return -1;
     }
     return 0;
@@ -413,9 +334,9 @@ int store_trim(struct sample_store *s, long keep_from)
         long i = entry_of(s, s->trim_block);
         if (i < 0)
             continue;
-        if (s->blk[i]->pins == 0)
+        if (s->e[i].pins == 0)
             let_go(s, i);
-        else if (!s->blk[i]->packed && pack_entry(s, i) != 0)
+        else if (!s->e[i].packed && pack_entry(s, i) != 0)
             return -1;
     }
     compact(s);

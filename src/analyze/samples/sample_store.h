@@ -24,8 +24,9 @@
  * (a window open for long, store_pack_before), it is packed: the times as
  * 32-bit offsets from the block's first (whole where a block spans 2^31 ns
  * or more), and per sample a flags word (a bit per 4 bytes of the record
- * after t) then the 4-byte words that differ from the previous sample's, bit for bit (NaN payloads, -0.0, infinities and
- * the padding come back as pushed). Most words repeat from row to row
+ * after t) then the 4-byte words that differ from the previous sample's,
+ * bit for bit (store_words.h; NaN payloads, -0.0, infinities and the
+ * padding come back as pushed). Most words repeat from row to row
  * (utilization and clock change every ~50 ms, GPM is NaN on most rows,
  * the host's cells repeat on every GPU's row), so a GPU sample takes ~18
  * bytes for 72 and a host sample ~9 for 40. The first sample of a block
@@ -47,12 +48,20 @@
 
 /* STORE_BLOCK samples: block `num` holds samples num * STORE_BLOCK + [0, STORE_BLOCK). */
 struct store_block {
-    long num;
-    long pins;                         /* windows whose range covers it */
-    int packed;
     size_t nbytes;                     /* of data */
     unsigned char data[];              /* as pushed: STORE_BLOCK records; packed: int64_t
                                           t[STORE_BLOCK], then the encoded samples */
+};
+
+/* A held block and what the store decides by: kept here rather than in the
+ * block, so that trimming and packing, which look at every block once it
+ * is far back, read this array and not blocks long out of cache (a miss on
+ * each, by perf, with a window every second). */
+struct store_entry {
+    long num;
+    long pins;                         /* windows whose range covers it */
+    struct store_block *blk;           /* NULL where let go (until the entries are compacted) */
+    int packed;
 };
 
 #define STORE_SPARE 32                 /* blocks kept for reuse: a tape drops ~64 at a time */
@@ -63,8 +72,7 @@ struct sample_store {
     long end;                          /* samples pushed */
     long trim_block;                   /* blocks before it are held only while pinned */
     long pack_block;                   /* blocks before it are packed */
-    long *num;                         /* held blocks, ascending by number, and their numbers; */
-    struct store_block **blk;          /* NULL where let go (until the arrays are compacted) */
+    struct store_entry *e;             /* held blocks, ascending by number */
     long nblk, cap_blk, nfreed;
     struct store_block *spare[STORE_SPARE];  /* unpacked blocks to reuse */
     int nspare;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search_back.h"
 #include "tape.h"
 
 /* The store keeps every byte of a sample in 8-byte words after t, the
@@ -31,7 +32,7 @@ void tape_init_host(struct tape *t)
 void tape_free(struct tape *t)
 {
     store_free(&t->store);
-    t->first = t->n = t->cap = 0;
+    t->first = t->n = t->cap = t->disorder_at = 0;
 }
 
 static int64_t time_at(const struct tape *t, long i)
@@ -65,9 +66,13 @@ int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last
         if (t->cap == 0 || t->n * 2 > t->cap)
             t->cap = t->cap ? t->cap * 2 : TAPE_FIRST_CAP;
     }
+    int64_t te;
+    memcpy(&te, e, sizeof te);
+    if (t->n > 0 && te < t->last_t)
+        t->disorder_at = t->first + t->n;
     if (store_push(&t->store, e) != 0)
         return -1;
-    memcpy(&t->last_t, e, sizeof t->last_t);
+    t->last_t = te;
     t->n++;
     /* Without an open window the tape holds at most its first capacity or
      * fewer than 4 * (keep_last + 1) samples (full, it drops back to
@@ -83,11 +88,31 @@ int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last
     return t->first / STORE_BLOCK > t->store.trim_block ? store_trim(&t->store, t->first) : 0;
 }
 
-void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long *n)
+struct over_arg {
+    const struct tape *t;
+    int64_t t0;
+};
+
+static int time_over(const void *arg, long i)
 {
-    *first = t->first;
-    *n = 0;
-    long lo = 0, hi = t->n;     /* first element with time > t0 */
+    const struct over_arg *a = arg;
+    return time_at(a->t, i) > a->t0;
+}
+
+/* The first element with time over t0: a binary search over the tape, as
+ * the array it once was made it, so that a tape whose times go back now
+ * and then (rows out of order) cuts where it always did. Where they only
+ * go forward any search finds the same element, and search_back finds it
+ * among the newest blocks: a window's edges lie near the tape's end, and
+ * the middle of a tape holding thousands of samples was a cache miss on a
+ * block packed long ago, on every probe. */
+static long first_over(const struct tape *t, int64_t t0)
+{
+    if (t->disorder_at <= t->first) {
+        struct over_arg a = { t, t0 };
+        return search_back(0, t->n, time_over, &a);
+    }
+    long lo = 0, hi = t->n;
     while (lo < hi) {
         long mid = lo + (hi - lo) / 2;
         if (time_at(t, mid) <= t0)
@@ -95,6 +120,14 @@ void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long 
         else
             hi = mid;
     }
+    return lo;
+}
+
+void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long *n)
+{
+    *first = t->first;
+    *n = 0;
+    long lo = first_over(t, t0);
     long lo_first = lo > 0 ? lo - 1 : lo;
     long last = lo;      /* the first at or after t1 */
     if (last < t->n)
