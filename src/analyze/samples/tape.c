@@ -129,10 +129,14 @@ void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long 
     *n = 0;
     long lo = first_over(t, t0);
     long lo_first = lo > 0 ? lo - 1 : lo;
-    long last = lo;      /* the first at or after t1 */
-    if (last < t->n)
-        last = t1 == INT64_MIN ? last
-               : store_first_over(&t->store, t->first + last, t->first + t->n, t1 - 1) - t->first;
+    long last = lo;      /* the first at or after t1: a walk from lo, or where
+                            the times only go forward, a search from the end */
+    if (last < t->n && t1 != INT64_MIN) {
+        struct over_arg a = { t, t1 - 1 };
+        last = t->disorder_at <= t->first
+                   ? search_back(last, t->n, time_over, &a)
+                   : store_first_over(&t->store, t->first + last, t->first + t->n, t1 - 1) - t->first;
+    }
     if (last == t->n)
         last--;
     if (lo_first > last || lo_first >= t->n)
