@@ -1,15 +1,13 @@
 /* test_sample_store.c — the sample store (sample_store.h) gives back every
  * sample byte for byte, kept as pushed or packed (NaN payloads, -0.0,
  * infinities, repeats, random bits), lets go of the blocks no one holds and
- * keeps the pinned ones; the packing's SSSE3 loops write and read the
- * same bytes as its plain ones (store_words.h); the tape over it (tape.h)
- * answers every slice as the plain array it replaced did. */
+ * keeps the pinned ones; the tape over it (tape.h) answers every slice as
+ * the plain array it replaced did. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "sample_store.h"
-#include "store_words.h"
 #include "tape.h"
 
 static float float_bits(uint32_t b)
@@ -361,58 +359,10 @@ static void test_tape_packs_far_back(void)
     }
 }
 
-/* A block of records of nw words whose words change now and then, some
- * on every record, some never, with every flag pattern of a group of four
- * coming round: both loops pack it to the same bytes, and unpack every
- * range of it (from those bytes) back to the records. */
-static void test_words_simd_as_plain(void)
-{
-#if defined(__x86_64__)
-    CHECK(store_words_simd() == 1);      /* every x86-64 the suite runs on has SSSE3 */
-#endif
-    enum { MAXREC = STORE_REC_MAX };
-    static unsigned char data[STORE_BLOCK * MAXREC], out1[STORE_BLOCK * MAXREC], out2[STORE_BLOCK * MAXREC];
-    static unsigned char p1[STORE_BLOCK * (2 + MAXREC) + STORE_WORDS_SLACK];
-    static unsigned char p2[STORE_BLOCK * (2 + MAXREC) + STORE_WORDS_SLACK];
-    int bad = 0;
-    for (int round = 0; round < 400; round++) {
-        int nw = round % 2 ? 8 : 16;
-        size_t rec = 8 + 4 * (size_t)nw;
-        for (int slot = 0; slot < STORE_BLOCK; slot++)
-            for (int j = 0; j < nw; j++) {
-                uint32_t *w = (uint32_t *)(void *)(data + (size_t)slot * rec + 8 + 4 * (size_t)j);
-                int every = (round / 2 + j) % 5;    /* 0: changes on every record */
-                if (slot == 0 || every == 0 || (every < 4 && check_rand() % (uint64_t)(every * 3) == 0))
-                    *w = round % 7 == 0 ? (uint32_t)((slot >> j) & 1) : (uint32_t)check_rand();
-                else
-                    *w = *(uint32_t *)(void *)(data + (size_t)(slot - 1) * rec + 8 + 4 * (size_t)j);
-            }
-        memset(p1, 0xa5, sizeof p1);
-        memset(p2, 0xa5, sizeof p2);
-        unsigned char *e1 = store_pack_words(data, p1, nw);
-        unsigned char *e2 = store_pack_words_plain(data, p2, nw);
-        bad += e1 - p1 != e2 - p2 || memcmp(p1, p2, (size_t)(e1 - p1)) != 0;
-        long from = (long)(check_rand() % STORE_BLOCK);
-        long cnt = 1 + (long)(check_rand() % (uint64_t)(STORE_BLOCK - from));
-        memset(out1, 0, sizeof out1);
-        memset(out2, 0, sizeof out2);
-        store_unpack_words(p1, from, cnt, out1, nw);
-        store_unpack_words_plain(p1, from, cnt, out2, nw);
-        for (long k = 0; k < cnt; k++) {
-            const unsigned char *want = data + (size_t)(from + k) * rec + 8;
-            bad += memcmp(out1 + (size_t)k * rec + 8, want, 4 * (size_t)nw) != 0;
-            bad += memcmp(out2 + (size_t)k * rec + 8, want, 4 * (size_t)nw) != 0;
-        }
-        bad += memcmp(out1, out2, sizeof out1) != 0;   /* t left alone by both */
-    }
-    CHECK(bad == 0);
-}
-
 int main(void)
 {
     run_test("sample store: GPU samples back byte for byte, as pushed and packed", test_round_trip_gpu);
     run_test("sample store: host samples back byte for byte", test_round_trip_host);
-    run_test("sample store: the SSSE3 packing writes and reads the plain one's bytes", test_words_simd_as_plain);
     run_test("sample store: pinned blocks stay, the rest go", test_pins_and_trim);
     run_test("sample store: the first time over t, walking", test_first_over);
     run_test("tape: pushes and slices as the plain array did", test_tape_as_the_array);

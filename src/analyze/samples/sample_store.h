@@ -25,8 +25,8 @@
  * 32-bit offsets from the block's first (whole where a block spans 2^31 ns
  * or more), and per sample a flags word (a bit per 4 bytes of the record
  * after t) then the 4-byte words that differ from the previous sample's,
- * bit for bit (store_words.h; NaN payloads, -0.0, infinities and the
- * padding come back as pushed). Most words repeat from row to row
+ * bit for bit (NaN payloads, -0.0, infinities and the padding come back
+ * as pushed). Most words repeat from row to row
  * (utilization and clock change every ~50 ms, GPM is NaN on most rows,
  * the host's cells repeat on every GPU's row), so a GPU sample takes ~18
  * bytes for 72 and a host sample ~9 for 40. The first sample of a block
