@@ -3,7 +3,8 @@
  * looked for from its newest end.
  *
  * Owns: the search the streaming pass makes into its rings (the
- * integrators' and the energy estimator's) for a window edge's time.
+ * integrators' and the energy estimator's) and its tapes (tape.c, while
+ * their times go forward) for a window edge's time.
  *
  * Why from the end: an edge is resolved as soon as the samples after it
  * have come, so the index wanted lies a few entries from the newest one,
@@ -14,7 +15,8 @@
  * then halving what is left finds the same index (the test is monotone:
  * false, then true) in a few probes among entries still in cache. The
  * rings' times only go forward (the reader refuses a GPU's samples out of
- * order, and the host's ring takes only later ones), so the test is.
+ * order, and the host's ring takes only later ones), so the test is; a
+ * tape checks that its own do before it searches this way.
  */
 #ifndef FLINCH_SEARCH_BACK_H
 #define FLINCH_SEARCH_BACK_H

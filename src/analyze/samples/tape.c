@@ -88,6 +88,13 @@ int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last
     return t->first / STORE_BLOCK > t->store.trim_block ? store_trim(&t->store, t->first) : 0;
 }
 
+/* Whether the tape's times only go forward: no element of it is earlier
+ * than the one before it (the first's predecessor has left the tape). */
+static int times_in_order(const struct tape *t)
+{
+    return t->disorder_at <= t->first;
+}
+
 struct over_arg {
     const struct tape *t;
     int64_t t0;
@@ -108,7 +115,7 @@ static int time_over(const void *arg, long i)
  * block packed long ago, on every probe. */
 static long first_over(const struct tape *t, int64_t t0)
 {
-    if (t->disorder_at <= t->first) {
+    if (times_in_order(t)) {
         struct over_arg a = { t, t0 };
         return search_back(0, t->n, time_over, &a);
     }
@@ -133,7 +140,7 @@ void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long 
                             the times only go forward, a search from the end */
     if (last < t->n && t1 != INT64_MIN) {
         struct over_arg a = { t, t1 - 1 };
-        last = t->disorder_at <= t->first
+        last = times_in_order(t)
                    ? search_back(last, t->n, time_over, &a)
                    : store_first_over(&t->store, t->first + last, t->first + t->n, t1 - 1) - t->first;
     }

@@ -57,8 +57,8 @@ struct tape {
     struct sample_store store;
     long first, n, cap;
     int64_t last_t;                    /* the last element's time */
-    long disorder_at;                  /* past the last element earlier than the one
-                                          before it: from here on times only go forward */
+    long disorder_at;                  /* the last element earlier than the one before
+                                          it (0: none): from it on times only go forward */
 };
 
 void tape_init_gpu(struct tape *t);     /* struct gpu_sample */
