@@ -15,14 +15,16 @@
 #   breakdown_bench.py  segment edges and verdicts of the breakdown (issue 11)
 #   thread_sampler_bench.sh  the thread-state sampler's CPU cost (issue 15)
 #   metrics_ranges_bench.sh  the per-range-name metrics' cost to the recorder (issue 14)
+#   busy_host.sh      whether the energy's +- holds on a quiet and a busy host,
+#                     the last window of a recording included
 #
-# Environment: BENCH_ONLY="record analyze read accuracy marks nvml sensors breakdown threads ranges" picks some;
+# Environment: BENCH_ONLY="record analyze read accuracy marks nvml sensors breakdown threads ranges busy" picks some;
 # BENCH_SECONDS (recorder run length, default 20), BENCH_ROWS (analyzer
 # trace rows, default 1000000), BENCH_REPEAT, BENCH_PYTHON=0, BENCH_KEEP=1:
 # see each script. A full run takes about 2 minutes on 2 cores.
 cd "$(dirname "$0")/.." || exit 2
 B=${1:-build}
-only=${BENCH_ONLY:-record analyze read accuracy marks nvml sensors breakdown threads ranges}
+only=${BENCH_ONLY:-record analyze read accuracy marks nvml sensors breakdown threads ranges busy}
 
 # The helpers (gen_trace, runstat, simtool) live in tests/helpers/.
 make --no-print-directory -s BUILD="$B" tests >/dev/null || { echo "bench: build failed" >&2; exit 2; }
@@ -50,7 +52,8 @@ for b in $only; do
     breakdown) script=bench/breakdown_bench.py ;;
     threads) script=bench/thread_sampler_bench.sh ;;
     ranges) script=bench/metrics_ranges_bench.sh ;;
-    *) echo "bench: unknown benchmark '$b' (record, analyze, read, accuracy, marks, nvml, sensors, breakdown, threads, ranges)" >&2; exit 2 ;;
+    busy) script=bench/busy_host.sh ;;
+    *) echo "bench: unknown benchmark '$b' (record, analyze, read, accuracy, marks, nvml, sensors, breakdown, threads, ranges, busy)" >&2; exit 2 ;;
   esac
   case $script in
     *.py) if command -v python3 >/dev/null 2>&1; then python3 "$script" "$B" >"$out.part" || status=1

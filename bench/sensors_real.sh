@@ -332,8 +332,9 @@ print()
 # since 1970) mean: the time of the read, or of the sensor's last update?
 # Against the row's own stamp (t_wall_ns, taken just before the call): a
 # small steady offset means the read; an offset that grows between value
-# changes and falls back at each one means the update (then analyze could
-# place counter updates exactly; it does not use these timestamps today).
+# changes and falls back at each one means the update. analyze takes each
+# counter reading at its timestamp either way (reading_instant.h); in the
+# second case the grid fit could go further and place updates exactly.
 print("| field timestamp (driver) | offset from the row's stamp: p1 / median / p99 | timestamp moved while the value did not | value moved while the timestamp did not | reading |")
 print("|---|---|---|---|---|")
 for name, vcol, tcol in (("energy counter (field 83)", "gpu_energy_mJ", "gpu_energy_ts_us"),

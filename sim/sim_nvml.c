@@ -153,7 +153,10 @@ static nvmlReturn_t load_state(void)
     virtual_time = have_vt && vt != 0;
     if (virtual_time) {
         vclock_ns = VCLOCK_START_NS;
-        vwall_offset_ns = clock_ns(CLOCK_REALTIME) - vclock_ns;
+        /* whole seconds: the fields' microsecond timestamps then fall on
+         * the same virtual instants every run, and so does what analyze
+         * computes from them (reading_instant.h) */
+        vwall_offset_ns = clock_ns(CLOCK_REALTIME) / 1000000000LL * 1000000000LL - vclock_ns;
     }
     epoch_ns = have_epoch ? epoch : now_mono_ns();
     sim_wall_at_zero_ns = epoch_ns + (virtual_time ? vwall_offset_ns

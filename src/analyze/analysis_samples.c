@@ -11,6 +11,7 @@
 
 #include "analysis_internal.h"
 #include "diag.h"
+#include "reading_instant.h"
 
 static struct gpu_stream *gpu_stream(struct ctx *c, int id)
 {
@@ -117,7 +118,7 @@ int analysis_on_sample(struct ctx *c, const struct trace_row *r)
             r->v[COL_GPU_POWER_W], r->v[COL_GPU_UTIL_PCT],
         };
         pcie_add(c, g, r, v);
-        est_add(&g->est, r->t_mono_ns, r->v[COL_GPU_ENERGY_MJ]);
+        est_add(&g->est, energy_reading_ns(r), r->v[COL_GPU_ENERGY_MJ]);
         if (proc_share_add(&g->procs, r) != 0) {
             diag_error("out of memory");
             return EXIT_RUNTIME;

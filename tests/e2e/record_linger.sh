@@ -60,12 +60,15 @@ done
 # (--linger-ms 0 below, its +- printed there), is ~10x wider.
 Umed=$(printf '%s\n' "$U1" "$U2" "$U3" "$U4" "$U5" | sort -g | sed -n 5p)
 check "linger: the last window ($E6 J) within 1% of the exact $X6 J" near "$E6" "$X6" "$(awk -v x="$X6" 'BEGIN { print x / 100 }')"
-# Under a sanitizer the recorder's ticks run late and uneven, which the
-# counter's grid fit does not model: one ASan run read the last window
-# 1.29 J off under +-1.23 J (interior windows held). There the bound is
-# 1.1x the +-; the plain and clang builds hold the +- itself.
-U6b=$U6; [ -n "${SANITIZED:-}" ] && U6b=$(awk -v u="$U6" 'BEGIN { print 1.1 * u }')
-check "linger: the last window's +-$U6 J holds the exact value" near "$E6" "$X6" "$U6b"
+# The +- holds on every build. It did not under a sanitizer or a busy host
+# (a plain run read 190.17 J under +-2.01 J against the exact 187.67 J):
+# the driver's reads ran milliseconds after the rows' stamps, and the last
+# edge's knots, extrapolated from the updates before it, were placed to
+# +-1 ms when they were 3.6 ms off. Analyze now takes each reading at the
+# driver's timestamp and widens a knot by how far the period the data
+# allows can tilt it (energy_estimator.c, (a)); 12 plain runs and 8 ASan
+# runs beside three busy loops on two cores all held.
+check "linger: the last window's +-$U6 J holds the exact value" near "$E6" "$X6" "$U6"
 check "linger: the last window's +-$U6 J is no wider than 3x the widest interior one's ($Umed J)" \
   awk -v a="$U6" -v b="$Umed" 'BEGIN { exit !(a > 0 && a <= 3 * b) }'
 expect_eq "linger: the last window has no flag" "$(win l.csv 6 flags)" ""

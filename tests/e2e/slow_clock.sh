@@ -55,11 +55,11 @@ for preset in ideal h100; do
 done
 # The clock is read every ~50 ms (dithered ticks): the change lies between
 # the last slow reading and the first fast one, taken at their midpoint
-# (180 ms: 181 and 176, each within its +-).
+# (180 ms: 181 and 175, each within its +-).
 expect_eq "ideal ramp: named, to the clock's sampling, and why" "$(clause r_ideal.csv)" \
   "clocks below half of max for 181 ms (+-27 ms): the first request after idle"
 expect_eq "h100 ramp: named, to the clock's sampling, and why" "$(clause r_h100.csv)" \
-  "clocks below half of max for 176 ms (+-28 ms): the first request after idle"
+  "clocks below half of max for 175 ms (+-28 ms): the first request after idle"
 if [ $PY = 1 ]; then
   expect_eq "ideal ramp: JSON per GPU (ms, +-, after idle), the GPU's maximum, no window reason" \
     "$(jf r_ideal.csv '(w["gpus"][0]["slow_clock_ms"], w["gpus"][0]["slow_clock_res_ms"], w["gpus"][0]["slow_clock_after_idle"], d["gpus"][0]["max_sm_clock_MHz"], w["reason"], w["gpus"][0]["reason"])')" \

@@ -236,8 +236,12 @@ static double split_at(const struct cstep *s, double lb, double la)
 /* The energy counter's spans (see the top). A change seen between samples
  * i - 1 and i is an update in (t[i-1], t[i]]; the updates are placed on
  * the counter's fitted grid, as the energy estimator places them
- * (est_place_knots: to ~1 ms with a dithered sampler), in blocks of at
- * most EST_KNOTS_MAX changes. */
+ * (est_place_knots: to ~1-2 ms with a dithered sampler, more at a block's
+ * ends), in blocks of at most EST_KNOTS_MAX changes. The instants are the
+ * rows' stamps, not the driver's timestamps the estimator uses
+ * (reading_instant.h): the held samples keep one time per row, so on a
+ * busy host an edge here can move by as much as a read was late (a few
+ * ms). */
 static int counter_spans(const struct analysis_options *o, const struct window_gpu *g,
                          const struct gpu_sample *smp, long n, double t0, double d, struct known *k,
                          struct gpu_timeline_work *work)

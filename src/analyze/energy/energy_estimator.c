@@ -11,21 +11,30 @@
  * on the wrong side of the marks.
  *
  * (a) Update instants: a change seen between samples a and b happened in
- * (a, b]. The counter updates on a grid (period P, phase phi, small
- * jitter), so the changes near the edge are fitted together: P and phi by
- * least squares on the interval midpoints, then phi narrowed to the
- * intersection of every interval shifted back by its k * P. With a dithered
- * sampler (record --dither) or a period incommensurate with the interval,
- * the intervals fall at different offsets and the intersection is far
- * narrower than a tick. Jitter of the update instants cannot be resolved
- * that way (the line through the intervals absorbs most of it, and an
- * empty intersection shows only a fraction of it), so a knot is placed to
- * no better than 1 ms (the jitter assumed, as in the simulator's h100
- * preset), or twice the intersection's width or deficit when that is
- * larger, and never worse than half its sample interval. A counter that
- * changes at every sample may be continuous (knots at the samples) or
- * update once per sample interval, which looks the same: knots at the
- * samples, to half a sample interval.
+ * (a, b] (a and b are the instants the readings held: reading_instant.h).
+ * The counter updates on a grid (period P, phase phi) with a jitter of up
+ * to J per update, so the changes near the edge are fitted together: every
+ * (P, phi) that puts each change's grid point within J of its interval is
+ * a grid the data allows. Those periods form one range, exact from the
+ * intervals taken two at a time; the knots are placed on the grid in its
+ * middle, with phi in the middle of the intersection of every interval
+ * shifted back by its k * P. With a dithered sampler (record --dither) or
+ * a period incommensurate with the interval, the intervals fall at
+ * different offsets and that intersection is far narrower than a tick.
+ * A knot's uncertainty is its own jitter J plus how far the grids at the
+ * two ends of the range move it: nothing at the middle of the changes
+ * used, most at a trace's last edge, which has only the few updates the
+ * recorder lingered for after it and whose knots are an extrapolation of
+ * the period. The data alone cannot resolve the jitter (the line through
+ * the intervals absorbs most of it), so J is assumed: 1 ms, as in the
+ * simulator's h100 preset, or the least that lets one grid through every
+ * interval when the data shows more. It is never worse than its interval
+ * allows. Before this bound, a last window under a busy host read 2.4 J
+ * off under a stated +-1.6 J: its 16 earlier updates fitted a period 0.3%
+ * short, and the grid, exact in their middle, was 3.6 ms off at the edge.
+ * A counter that changes at every sample may be continuous (knots at the
+ * samples) or update once per sample interval, which looks the same: knots
+ * at the samples, to half a sample interval.
  *
  * (b) Shape inside the step holding the edge: the power is taken to move
  * at most once inside one counter step, from the level of the step before
@@ -155,6 +164,40 @@ int est_changes_after(const struct energy_estimator *e, int64_t t)
     return n;
 }
 
+/* The periods P for which one phase puts every change's grid point
+ * (phase + k[j] * P, times relative to the first change) within `jitter`
+ * of its interval: [*pmin, *pmax], empty when *pmin > *pmax. Two changes
+ * i < j hold (k[j] - k[i]) * P between the gap from i's late end to j's
+ * early end and the gap from i's early end to j's late end, each widened by
+ * the jitter of both. */
+static void feasible_periods(const struct est_change *c, const double *k, int n, double jitter,
+                             double *pmin, double *pmax)
+{
+    *pmin = 0;
+    *pmax = INFINITY;
+    for (int j = 1; j < n; j++)
+        for (int i = 0; i < j; i++) {
+            double dk = k[j] - k[i];
+            *pmin = fmax(*pmin, ((double)(c[j].a - c[i].b) / 1e9 - 2 * jitter) / dk);
+            *pmax = fmin(*pmax, ((double)(c[j].b - c[i].a) / 1e9 + 2 * jitter) / dk);
+        }
+}
+
+/* At period p, the middle of the phases (relative to m0) that put every
+ * grid point inside its interval, and the width of that intersection
+ * (negative: by how much the intervals miss one grid). */
+static double grid_phase(const struct est_change *c, const double *k, int n, double m0, double p,
+                         double *width)
+{
+    double l = -INFINITY, h = INFINITY;
+    for (int j = 0; j < n; j++) {
+        l = fmax(l, (double)c[j].a / 1e9 - m0 - k[j] * p);
+        h = fmin(h, (double)c[j].b / 1e9 - m0 - k[j] * p);
+    }
+    *width = h - l;
+    return (l + h) / 2;
+}
+
 /* See energy_estimator.h. */
 void est_place_knots(struct est_change *c, int n)
 {
@@ -175,8 +218,7 @@ void est_place_knots(struct est_change *c, int n)
     double p0 = d[(n - 1) / 2];
     /* The median step is only good to a few percent (the midpoints scatter
      * by up to a sample interval), enough to number the updates one gap at
-     * a time; least squares over the numbered midpoints then gives the
-     * period to a fraction of a percent. */
+     * a time. */
     double m0 = ((double)c[0].a + (double)c[0].b) / 2e9;
     double k[2 * EST_SIDE + 4];
     k[0] = 0;
@@ -189,30 +231,49 @@ void est_place_knots(struct est_change *c, int n)
         double width = (double)(c[j].b - c[j].a) / 1e9;
         k[j] = k[j - 1] + (width < p0 ? 1 : fmax(1, round(gap / p0)));
     }
-    double sk = 0, sm = 0, skk = 0, skm = 0;
-    for (int j = 0; j < n; j++) {
-        double m = ((double)c[j].a + (double)c[j].b) / 2e9 - m0;
-        sk += k[j]; sm += m; skk += k[j] * k[j]; skm += k[j] * m;
+    /* Every grid the data allows (see the top, (a)): the jitter assumed,
+     * or the least that lets one grid through every interval when the data
+     * shows more (found to within a sixteenth by doubling, then halving
+     * the step). No grid within half a period: not a grid, each update
+     * anywhere in its interval. */
+    double jitter = EST_KNOT_FLOOR_S, pmin, pmax;
+    feasible_periods(c, k, n, jitter, &pmin, &pmax);
+    if (pmin > pmax) {
+        double bad = jitter, good = 2 * jitter;
+        feasible_periods(c, k, n, good, &pmin, &pmax);
+        while (pmin > pmax && good < p0 / 2) {
+            bad = good;
+            good *= 2;
+            feasible_periods(c, k, n, good, &pmin, &pmax);
+        }
+        for (int halving = 0; halving < 4 && pmin <= pmax; halving++) {
+            double mid = (bad + good) / 2, mid_pmin, mid_pmax;
+            feasible_periods(c, k, n, mid, &mid_pmin, &mid_pmax);
+            if (mid_pmin <= mid_pmax)
+                good = mid;
+            else
+                bad = mid;
+        }
+        jitter = good;
+        feasible_periods(c, k, n, jitter, &pmin, &pmax);
     }
-    double den = n * skk - sk * sk;
-    double p = den > 0 ? (n * skm - sk * sm) / den : p0;
-    /* Least squares still carries the midpoints' scatter: search around it
-     * for the period whose shifted intervals overlap best (hi - lo largest). */
-    double pls = p, lo = -INFINITY, hi = INFINITY, best = -INFINITY;
-    for (int step = -100; step <= 100; step++) {
-        double pp = pls * (1 + step * 5e-5), l = -INFINITY, h = INFINITY;
+    if (pmin > pmax) {
         for (int j = 0; j < n; j++) {
-            l = fmax(l, (double)c[j].a / 1e9 - m0 - k[j] * pp);
-            h = fmin(h, (double)c[j].b / 1e9 - m0 - k[j] * pp);
+            c[j].u = ((double)c[j].a + (double)c[j].b) / 2e9;
+            c[j].unc = (double)(c[j].b - c[j].a) / 2e9;
         }
-        if (h - l > best) {
-            best = h - l;
-            p = pp;
-            lo = l;
-            hi = h;
-        }
+        return;
     }
-    double phi = (lo + hi) / 2, spread = fabs(hi - lo) / 2;
+    /* The grid in the middle of the periods allowed is the one least wrong
+     * whichever of them is true: the knots are placed on it. The two ends
+     * are the grids tilted furthest from it: each knot's uncertainty is how
+     * far they move its grid point, plus its own jitter, or the width of
+     * the middle grid's intersection when that is more (an undithered
+     * sampler whose intervals all fall at the same offset), and never more
+     * than its own interval allows. */
+    double p = (pmin + pmax) / 2, width, w_lo, w_hi;
+    double phi = grid_phase(c, k, n, m0, p, &width);
+    double phi_lo = grid_phase(c, k, n, m0, pmin, &w_lo), phi_hi = grid_phase(c, k, n, m0, pmax, &w_hi);
     for (int j = 0; j < n; j++) {
         double a = (double)c[j].a / 1e9, b = (double)c[j].b / 1e9;
         /* the reading at b holds the last update at or before b: when a
@@ -221,7 +282,9 @@ void est_place_knots(struct est_change *c, int n)
         if (u <= a)                      /* no grid point inside: jitter, the nearer edge */
             u = a - u < u + p - b ? a : b;
         c[j].u = fmin(fmax(u, a), b);
-        c[j].unc = fmin(fmax(2 * spread, EST_KNOT_FLOOR_S), (b - a) / 2);
+        double here = phi + k[j] * p;
+        double tilt = fmax(fabs(phi_lo + k[j] * pmin - here), fabs(phi_hi + k[j] * pmax - here));
+        c[j].unc = fmin(fmax(fabs(width), jitter + tilt), fmax(c[j].u - a, b - c[j].u));
         /* two updates clamped onto one sample boundary (a poor fit on an
          * irregular sampler): keep the steps ordered, and say so */
         if (j > 0 && c[j].u <= c[j - 1].u + 1e-6) {
