@@ -29,6 +29,7 @@ printf 'preset h100\nsensor_seed 5\nat 0 power=612 util=98\n' >"$W/h.scn"
 record_set() {
   k=1
   while [ "$k" -le "$traces" ]; do
+    # shellcheck disable=SC2016 # $i is the inner shell's
     FLINCH_SIM_SCENARIO="$W/h.scn" "$FLINCH" record --nvml-lib "$SIM" -o "$W/$1_$k.csv" -q --no-rapl \
       --proc-stat /dev/null -- sh -c 'sleep .5; for i in 1 2 3 4 5 6; do [ $i = 1 ] || sleep .3
         flinch mark a; sleep .3; flinch mark b; done' 2>/dev/null

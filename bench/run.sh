@@ -21,7 +21,7 @@
 # Environment: BENCH_ONLY="record analyze read accuracy marks nvml sensors breakdown threads ranges busy" picks some;
 # BENCH_SECONDS (recorder run length, default 20), BENCH_ROWS (analyzer
 # trace rows, default 1000000), BENCH_REPEAT, BENCH_PYTHON=0, BENCH_KEEP=1:
-# see each script. A full run takes about 2 minutes on 2 cores.
+# see each script. A full run takes about 4 minutes on 2 cores (busy_host.sh alone nearly 2).
 cd "$(dirname "$0")/.." || exit 2
 B=${1:-build}
 only=${BENCH_ONLY:-record analyze read accuracy marks nvml sensors breakdown threads ranges busy}

@@ -23,6 +23,7 @@
 #define HOLD_POWER_MAX_MS (FIGURE_POWER_REFRESH_MS + 20)
 #define HOLD_UTIL_MAX_MS (FIGURE_UTIL_PERIOD_MS + 20)
 #include "diag.h"
+#include "sort_doubles.h"
 
 int finish_trace(struct ctx *c)
 {
@@ -87,46 +88,6 @@ int finish_trace(struct ctx *c)
     c->npend = 0;
     c->a->unmatched_ends = c->pair[0].unmatched_ends;
     return EXIT_OK;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* v ascending, stably: values that compare equal (0 and -0 among them)
- * keep their order, which is the order glibc's qsort, a merge sort, gives
- * them, so the percentiles printed are the same values, sign included. A
- * merge of its own, without qsort's call per comparison: three sorts of
- * every window's figures were a tenth of the summary's cost with 10,000
- * windows. */
-static void sort_doubles(double *v, long n)
-{
-    double *tmp = n > 1 ? malloc(sizeof *tmp * (size_t)n) : NULL;
-    if (!tmp) {
-        qsort(v, (size_t)n, sizeof *v, cmp_double);
-        return;
-    }
-    double *from = v, *to = tmp;
-    for (long width = 1; width < n; width *= 2) {
-        for (long lo = 0; lo < n; lo += 2 * width) {
-            long mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-            long i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                to[k++] = from[j] < from[i] ? from[j++] : from[i++];   /* a tie: the left one first */
-            while (i < mid)
-                to[k++] = from[i++];
-            while (j < hi)
-                to[k++] = from[j++];
-        }
-        double *t = from;
-        from = to;
-        to = t;
-    }
-    if (from != v)
-        memcpy(v, from, sizeof *v * (size_t)n);
-    free(tmp);
 }
 
 /* Nearest-rank percentiles of the non-NAN values (reorders v). */

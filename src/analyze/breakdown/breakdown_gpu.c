@@ -45,6 +45,7 @@
 #include "energy_estimator.h"
 #include "gpu_spin.h"
 #include "sensor_figures.h"
+#include "sort_doubles.h"
 
 /* In conflict order (see above). */
 enum { SIG_IDLEBIT, SIG_COUNTER, SIG_POWER, SIG_SMACT, SIG_UTIL, SIG_AVERAGE, SIG_N };
@@ -347,30 +348,6 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The bounds are finite, a few dozen, each signal's already in order:
- * insertion sort there, stable as qsort (glibc's merge sort) is, so equal
- * bounds (0 and -0 among them) keep their order (see edges_sort). */
-static void bounds_sort(double *b, long m)
-{
-    if (m > EDGES_SORT_SMALL) {
-        qsort(b, (size_t)m, sizeof *b, cmp_double);
-        return;
-    }
-    for (long i = 1; i < m; i++) {
-        double v = b[i];
-        long j = i;
-        for (; j > 0 && b[j - 1] > v; j--)
-            b[j] = b[j - 1];
-        b[j] = v;
-    }
-}
-
 /* The fused state at x: known states agreeing, else the first in conflict
  * order (*conflict set), else ST_UNKNOWN. */
 static unsigned char fuse_at(const struct known *k, const int *use, double x, unsigned char *conflict)
@@ -414,7 +391,7 @@ static int fuse_timeline(const struct known *k, const int *use, double d, struct
             if (isfinite(k[s].s[i].hi))
                 b[m++] = k[s].s[i].hi;
         }
-    bounds_sort(b, m);
+    sort_doubles(b, m);     /* finite, a few dozen, each signal's in order */
     /* pieces: (-inf, b0), [b0, b1), ..., [b_last, inf), equal ones merged */
     long np = 0;
     for (long i = 0; i <= m; i++) {

@@ -68,6 +68,7 @@
 
 #include "energy_estimator.h"
 #include "search_back.h"
+#include "sort_doubles.h"
 
 #define EST_SIDE 16              /* changes used on each side of the instant */
 #define EST_NEED_AFTER (EST_EDGE_UPDATES - 1) /* changes after the step that holds t */
@@ -150,12 +151,6 @@ static long changes_from(const struct energy_estimator *e, long i0)
     return e->changes - obs(e, i0)->changes;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 int est_changes_after(const struct energy_estimator *e, int64_t t)
 {
     int n = 0;
@@ -164,35 +159,47 @@ int est_changes_after(const struct energy_estimator *e, int64_t t)
     return n;
 }
 
+/* A change's interval in seconds after the first change's early end:
+ * the loops below subtract these, not int64 nanoseconds converted at every
+ * use. */
+struct rel_interval { double a, b; };
+
 /* The periods P for which one phase puts every change's grid point
- * (phase + k[j] * P, times relative to the first change) within `jitter`
- * of its interval: [*pmin, *pmax], empty when *pmin > *pmax. Two changes
- * i < j hold (k[j] - k[i]) * P between the gap from i's late end to j's
- * early end and the gap from i's early end to j's late end, each widened by
- * the jitter of both. */
-static void feasible_periods(const struct est_change *c, const double *k, int n, double jitter,
-                             double *pmin, double *pmax)
+ * (phase + k[j] * P) within `jitter` of its interval: [*pmin, *pmax], empty
+ * when *pmin > *pmax. Two changes i < j hold (k[j] - k[i]) * P between the
+ * gap from i's late end to j's early end and the gap from i's early end to
+ * j's late end, each widened by the jitter of both. inv[d] is 1 / d for
+ * the update counts d < EST_INV_MAX apart (a multiplication where a pair
+ * would divide: these pairs were the estimator's largest cost). No value
+ * here is NAN, so plain comparisons stand in for fmin and fmax, which are
+ * calls into libm. */
+#define EST_INV_MAX 64
+static void feasible_periods(const struct rel_interval *r, const double *k, const double *inv,
+                             int n, double jitter, double *pmin, double *pmax)
 {
-    *pmin = 0;
-    *pmax = INFINITY;
+    double lo = 0, hi = INFINITY;
     for (int j = 1; j < n; j++)
         for (int i = 0; i < j; i++) {
-            double dk = k[j] - k[i];
-            *pmin = fmax(*pmin, ((double)(c[j].a - c[i].b) / 1e9 - 2 * jitter) / dk);
-            *pmax = fmin(*pmax, ((double)(c[j].b - c[i].a) / 1e9 + 2 * jitter) / dk);
+            double dk = k[j] - k[i], f = dk < EST_INV_MAX ? inv[(int)dk] : 1 / dk;
+            double l = (r[j].a - r[i].b - 2 * jitter) * f, h = (r[j].b - r[i].a + 2 * jitter) * f;
+            lo = l > lo ? l : lo;
+            hi = h < hi ? h : hi;
         }
+    *pmin = lo;
+    *pmax = hi;
 }
 
 /* At period p, the middle of the phases (relative to m0) that put every
  * grid point inside its interval, and the width of that intersection
  * (negative: by how much the intervals miss one grid). */
-static double grid_phase(const struct est_change *c, const double *k, int n, double m0, double p,
+static double grid_phase(const struct rel_interval *r, const double *k, int n, double m0, double p,
                          double *width)
 {
     double l = -INFINITY, h = INFINITY;
     for (int j = 0; j < n; j++) {
-        l = fmax(l, (double)c[j].a / 1e9 - m0 - k[j] * p);
-        h = fmin(h, (double)c[j].b / 1e9 - m0 - k[j] * p);
+        double lj = r[j].a - m0 - k[j] * p, hj = r[j].b - m0 - k[j] * p;
+        l = lj > l ? lj : l;
+        h = hj < h ? hj : h;
     }
     *width = h - l;
     return (l + h) / 2;
@@ -211,15 +218,18 @@ void est_place_knots(struct est_change *c, int n)
         }
         return;
     }
+    struct rel_interval r[2 * EST_SIDE + 4];
+    for (int j = 0; j < n; j++)
+        r[j] = (struct rel_interval){ (double)(c[j].a - c[0].a) / 1e9, (double)(c[j].b - c[0].a) / 1e9 };
     double d[2 * EST_SIDE + 4];
     for (int j = 1; j < n; j++)
-        d[j - 1] = ((double)(c[j].a + c[j].b) - (double)(c[j - 1].a + c[j - 1].b)) / 2e9;
-    qsort(d, (size_t)(n - 1), sizeof *d, cmp_double);
+        d[j - 1] = (r[j].a + r[j].b - r[j - 1].a - r[j - 1].b) / 2;
+    sort_doubles(d, n - 1);
     double p0 = d[(n - 1) / 2];
     /* The median step is only good to a few percent (the midpoints scatter
      * by up to a sample interval), enough to number the updates one gap at
      * a time. */
-    double m0 = ((double)c[0].a + (double)c[0].b) / 2e9;
+    double base = (double)c[0].a / 1e9, m0 = r[0].b / 2;
     double k[2 * EST_SIDE + 4];
     k[0] = 0;
     for (int j = 1; j < n; j++) {
@@ -227,35 +237,39 @@ void est_place_knots(struct est_change *c, int n)
          * happened there (the counter moves at every update): an interval
          * shorter than a period holds exactly the next update, whatever the
          * midpoints say. Only a longer one may hold several. */
-        double gap = ((double)c[j].a + (double)c[j].b - (double)c[j - 1].a - (double)c[j - 1].b) / 2e9;
-        double width = (double)(c[j].b - c[j].a) / 1e9;
+        double gap = (r[j].a + r[j].b - r[j - 1].a - r[j - 1].b) / 2;
+        double width = r[j].b - r[j].a;
         k[j] = k[j - 1] + (width < p0 ? 1 : fmax(1, round(gap / p0)));
     }
+    double inv[EST_INV_MAX];
+    int span = (int)fmin(k[n - 1] - k[0] + 1, EST_INV_MAX);
+    for (int dk = 1; dk < span; dk++)
+        inv[dk] = 1.0 / dk;
     /* Every grid the data allows (see the top, (a)): the jitter assumed,
      * or the least that lets one grid through every interval when the data
      * shows more (found to within a sixteenth by doubling, then halving
      * the step). No grid within half a period: not a grid, each update
      * anywhere in its interval. */
     double jitter = EST_KNOT_FLOOR_S, pmin, pmax;
-    feasible_periods(c, k, n, jitter, &pmin, &pmax);
+    feasible_periods(r, k, inv, n, jitter, &pmin, &pmax);
     if (pmin > pmax) {
         double bad = jitter, good = 2 * jitter;
-        feasible_periods(c, k, n, good, &pmin, &pmax);
+        feasible_periods(r, k, inv, n, good, &pmin, &pmax);
         while (pmin > pmax && good < p0 / 2) {
             bad = good;
             good *= 2;
-            feasible_periods(c, k, n, good, &pmin, &pmax);
+            feasible_periods(r, k, inv, n, good, &pmin, &pmax);
         }
         for (int halving = 0; halving < 4 && pmin <= pmax; halving++) {
             double mid = (bad + good) / 2, mid_pmin, mid_pmax;
-            feasible_periods(c, k, n, mid, &mid_pmin, &mid_pmax);
+            feasible_periods(r, k, inv, n, mid, &mid_pmin, &mid_pmax);
             if (mid_pmin <= mid_pmax)
                 good = mid;
             else
                 bad = mid;
         }
         jitter = good;
-        feasible_periods(c, k, n, jitter, &pmin, &pmax);
+        feasible_periods(r, k, inv, n, jitter, &pmin, &pmax);
     }
     if (pmin > pmax) {
         for (int j = 0; j < n; j++) {
@@ -272,19 +286,20 @@ void est_place_knots(struct est_change *c, int n)
      * sampler whose intervals all fall at the same offset), and never more
      * than its own interval allows. */
     double p = (pmin + pmax) / 2, width, w_lo, w_hi;
-    double phi = grid_phase(c, k, n, m0, p, &width);
-    double phi_lo = grid_phase(c, k, n, m0, pmin, &w_lo), phi_hi = grid_phase(c, k, n, m0, pmax, &w_hi);
+    double phi = grid_phase(r, k, n, m0, p, &width);
+    double phi_lo = grid_phase(r, k, n, m0, pmin, &w_lo), phi_hi = grid_phase(r, k, n, m0, pmax, &w_hi);
     for (int j = 0; j < n; j++) {
-        double a = (double)c[j].a / 1e9, b = (double)c[j].b / 1e9;
+        double a = r[j].a, b = r[j].b;
         /* the reading at b holds the last update at or before b: when a
          * long sample gap spans several updates, that one, not the middle */
         double u = m0 + phi + floor((b - m0 - phi) / p) * p;
         if (u <= a)                      /* no grid point inside: jitter, the nearer edge */
             u = a - u < u + p - b ? a : b;
-        c[j].u = fmin(fmax(u, a), b);
+        u = fmin(fmax(u, a), b);
         double here = phi + k[j] * p;
         double tilt = fmax(fabs(phi_lo + k[j] * pmin - here), fabs(phi_hi + k[j] * pmax - here));
-        c[j].unc = fmin(fmax(fabs(width), jitter + tilt), fmax(c[j].u - a, b - c[j].u));
+        c[j].unc = fmin(fmax(fabs(width), jitter + tilt), fmax(u - a, b - u));
+        c[j].u = base + u;
         /* two updates clamped onto one sample boundary (a poor fit on an
          * irregular sampler): keep the steps ordered, and say so */
         if (j > 0 && c[j].u <= c[j - 1].u + 1e-6) {
