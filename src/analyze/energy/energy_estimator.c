@@ -190,8 +190,9 @@ static void feasible_periods(const struct rel_interval *r, const double *k, cons
 }
 
 /* At period p, the middle of the phases (relative to m0) that put every
- * grid point inside its interval, and the width of that intersection
- * (negative: by how much the intervals miss one grid). */
+ * grid point inside its interval, and, when width is not NULL, the width
+ * of that intersection (negative: by how much the intervals miss one
+ * grid). */
 static double grid_phase(const struct rel_interval *r, const double *k, int n, double m0, double p,
                          double *width)
 {
@@ -201,7 +202,8 @@ static double grid_phase(const struct rel_interval *r, const double *k, int n, d
         l = lj > l ? lj : l;
         h = hj < h ? hj : h;
     }
-    *width = h - l;
+    if (width)
+        *width = h - l;
     return (l + h) / 2;
 }
 
@@ -285,9 +287,9 @@ void est_place_knots(struct est_change *c, int n)
      * the middle grid's intersection when that is more (an undithered
      * sampler whose intervals all fall at the same offset), and never more
      * than its own interval allows. */
-    double p = (pmin + pmax) / 2, width, w_lo, w_hi;
+    double p = (pmin + pmax) / 2, width;
     double phi = grid_phase(r, k, n, m0, p, &width);
-    double phi_lo = grid_phase(r, k, n, m0, pmin, &w_lo), phi_hi = grid_phase(r, k, n, m0, pmax, &w_hi);
+    double phi_lo = grid_phase(r, k, n, m0, pmin, NULL), phi_hi = grid_phase(r, k, n, m0, pmax, NULL);
     for (int j = 0; j < n; j++) {
         double a = r[j].a, b = r[j].b;
         /* the reading at b holds the last update at or before b: when a
