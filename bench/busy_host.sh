@@ -14,6 +14,15 @@
 # analyzed by BUILD's flinch (and BEFORE_BUILD's, when given, on the same
 # traces). Targets (BUILD, every host): the exact value inside the printed
 # +- in every window; the median +- at most 3% of the window's energy.
+#
+# The breakdown's edges on the same hosts: BUSY_EDGE_TRACES recordings
+# (default 4) of 4.3 s whose scenario turns the GPU busy (612 W, util 98)
+# and idle (75 W) every 400 ms from 500 ms, its time 0 put on the host's
+# CLOCK_MONOTONIC (FLINCH_SIM_EPOCH_NS) so that marks appended afterwards
+# at [T - 150, T + 250] ms around each change T hold exactly 150 or 250 ms
+# of waiting. Target: every window's waiting time within its printed edge
+# resolution of the truth (a late read moves a reading's stamp, not the
+# value's instant).
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
 bench_init "$1"
@@ -37,7 +46,45 @@ record_set() {
   done
 }
 
+# The edges' scenario: busy and idle in turn every 400 ms from 500 ms.
+t=500
+st=busy
+{
+  printf 'preset h100\nsensor_seed 7\nat 0 power=75 util=0\n'
+  while [ "$t" -lt 3700 ]; do
+    if [ "$st" = busy ]; then printf 'at %d power=612 util=98\n' "$t"; st=idle
+    else printf 'at %d power=75 util=0\n' "$t"; st=busy; fi
+    t=$((t + 400))
+  done
+} >"$W/e.scn"
+
+# edge_set NAME: BUSY_EDGE_TRACES recordings into $W/edge_NAME_K.csv, each
+# with a pair of marks s, e at [T - 150, T + 250] ms around every change T.
+edge_set() {
+  host=$1
+  k=1
+  while [ "$k" -le "${BUSY_EDGE_TRACES:-4}" ]; do
+    out="$W/edge_${host}_$k.csv"
+    epoch=$(python3 -c 'import time; print(time.monotonic_ns() + 300000000)')
+    FLINCH_SIM_EPOCH_NS=$epoch FLINCH_SIM_SCENARIO="$W/e.scn" "$FLINCH" record --nvml-lib "$SIM" -o "$out" \
+      -q --no-rapl --proc-stat /dev/null -s 4.3 2>/dev/null
+    ncol=$(head -n 1 "$out" | awk -F, '{ print NF }')
+    t=500
+    while [ "$t" -lt 3700 ]; do
+      for m in "s $((t - 150))" "e $((t + 250))"; do
+        # shellcheck disable=SC2086 # label and time (the host is kept in $host)
+        set -- $m
+        awk -v n="$ncol" -v t="$((epoch + $2 * 1000000))" -v l="$1" \
+          'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>"$out"
+      done
+      t=$((t + 400))
+    done
+    k=$((k + 1))
+  done
+}
+
 record_set quiet
+edge_set quiet
 pids=
 i=0
 while [ "$i" -lt "$loops" ]; do
@@ -46,6 +93,7 @@ while [ "$i" -lt "$loops" ]; do
   i=$((i + 1))
 done
 record_set busy
+edge_set busy
 # shellcheck disable=SC2086 # a list of pids
 kill $pids 2>/dev/null
 wait 2>/dev/null
@@ -102,3 +150,53 @@ print("Targets (this build, every host): the exact value inside the printed +- i
 print("at most 3% of the energy.")
 print("targets: %d met, %d missed" % (met, missed))
 sys.exit(1 if missed else 0)'
+status=$?
+
+# edges BIN HOST: one line per window, "HOST truth_waiting_ms waiting_ms resolution_ms"
+edges() {
+  for f in "$W/edge_$2"_*.csv; do
+    "$1" analyze --csv "$f" --start s --end e --idle-w 75 --busy-w 612 --format json 2>/dev/null |
+      python3 -c '
+import json, sys
+for w in json.load(sys.stdin)["windows"]:
+    b = w["breakdown"]
+    print(sys.argv[1], 150 if w["window"] % 2 else 250, b["waiting_ms"], b["resolution_ms"])' "$2"
+  done
+}
+
+echo
+echo "### The breakdown's edges on a busy host"
+echo
+echo "${BUSY_EDGE_TRACES:-4} recordings per host, 8 windows each around a change between idle (75 W) and busy (612 W), h100 preset, real time; busy: $loops busy loops on $(nproc) cores."
+echo
+{
+  for h in quiet busy; do edges "$FLINCH" $h | sed 's/^/this /'; done
+  [ -n "$before" ] && for h in quiet busy; do edges "$before" $h | sed 's/^/before /'; done
+} | python3 -c '
+import statistics, sys
+rows = {}
+for line in sys.stdin:
+    who, host, truth, got, res = line.split()
+    rows.setdefault((who, host), []).append((float(got) - float(truth), float(res)))
+print("| flinch | host | windows | waiting inside its edges | median \\|error\\| | worst \\|error\\| | median edges +- | worst \\|error\\| / +- | target |")
+print("|---|---|---|---|---|---|---|---|---|")
+met = missed = 0
+for who in ("before", "this"):
+    for host in ("quiet", "busy"):
+        r = rows.get((who, host))
+        if not r:
+            continue
+        inside = sum(abs(e) <= u for e, u in r)
+        t = "-"
+        if who == "this":
+            ok = inside == len(r)
+            met += ok; missed += not ok
+            t = "coverage " + ("pass" if ok else "FAIL")
+        print("| %s | %s | %d | %d of %d | %.1f ms | %.1f ms | %.1f ms | %.2f | %s |" % (
+            who, host, len(r), inside, len(r), statistics.median(abs(e) for e, u in r),
+            max(abs(e) for e, u in r), statistics.median(u for e, u in r), max(abs(e) / u for e, u in r), t))
+print()
+print("Target (this build, every host): the true waiting time inside the printed edges in every window.")
+print("targets: %d met, %d missed" % (met, missed))
+sys.exit(1 if missed else 0)' || status=1
+exit $status

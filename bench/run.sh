@@ -16,12 +16,13 @@
 #   thread_sampler_bench.sh  the thread-state sampler's CPU cost (issue 15)
 #   metrics_ranges_bench.sh  the per-range-name metrics' cost to the recorder (issue 14)
 #   busy_host.sh      whether the energy's +- holds on a quiet and a busy host,
-#                     the last window of a recording included
+#                     the last window of a recording included, and whether the
+#                     breakdown's edges hold the true waiting time there
 #
 # Environment: BENCH_ONLY="record analyze read accuracy marks nvml sensors breakdown threads ranges busy" picks some;
 # BENCH_SECONDS (recorder run length, default 20), BENCH_ROWS (analyzer
 # trace rows, default 1000000), BENCH_REPEAT, BENCH_PYTHON=0, BENCH_KEEP=1:
-# see each script. A full run takes about 4 minutes on 2 cores (busy_host.sh alone nearly 2).
+# see each script. A full run takes about 5 minutes on 2 cores (busy_host.sh alone nearly 3).
 cd "$(dirname "$0")/.." || exit 2
 B=${1:-build}
 only=${BENCH_ONLY:-record analyze read accuracy marks nvml sensors breakdown threads ranges busy}
