@@ -112,14 +112,18 @@ for i, w in enumerate(ws):
   done
 }
 
+# by_build FN: FN BIN HOST on each host, for this build and (when given)
+# the one before, each line led by which.
+by_build() {
+  for h in quiet busy; do "$1" "$FLINCH" $h | sed 's/^/this /'; done
+  [ -n "$before" ] && for h in quiet busy; do "$1" "$before" $h | sed 's/^/before /'; done
+}
+
 echo "### The energy's +- on a busy host, the last window included"
 echo
 echo "$traces recordings per host, six 300 ms windows at 612 W each, h100 preset, real time; busy: $loops busy loops on $(nproc) cores."
 echo
-{
-  for h in quiet busy; do windows "$FLINCH" $h | sed 's/^/this /'; done
-  [ -n "$before" ] && for h in quiet busy; do windows "$before" $h | sed 's/^/before /'; done
-} | python3 -c '
+by_build windows | python3 -c '
 import statistics, sys
 rows = {}
 for line in sys.stdin:
@@ -169,10 +173,7 @@ echo "### The breakdown's edges on a busy host"
 echo
 echo "${BUSY_EDGE_TRACES:-4} recordings per host, 8 windows each around a change between idle (75 W) and busy (612 W), h100 preset, real time; busy: $loops busy loops on $(nproc) cores."
 echo
-{
-  for h in quiet busy; do edges "$FLINCH" $h | sed 's/^/this /'; done
-  [ -n "$before" ] && for h in quiet busy; do edges "$before" $h | sed 's/^/before /'; done
-} | python3 -c '
+by_build edges | python3 -c '
 import statistics, sys
 rows = {}
 for line in sys.stdin:
