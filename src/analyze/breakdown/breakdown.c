@@ -21,6 +21,7 @@
 
 #include "breakdown_internal.h"
 #include "cpu_side.h"
+#include "fminmax.h"
 #include "gpu_spin.h"
 #include "kernels_busy.h"
 #include "num_format.h"
@@ -49,11 +50,11 @@ static int cpu_timeline(const struct analysis_options *o, const struct host_samp
             continue;
         double dt = (double)(h[j].t - h[j - 1].t) / 1e9;
         struct cpu_interval c = { (h[j].proc_cpu_s - h[j - 1].proc_cpu_s) / dt, rq[j], h[j].host_cpu_pct };
-        double inside = fmin(b, d) - fmax(a, 0);
+        double inside = fmin_inline(b, d) - fmax_inline(a, 0);
         if (!isnan(c.runq_cores) && inside > 0)
             *runq_ms = (isnan(*runq_ms) ? 0 : *runq_ms) + c.runq_cores * inside;
         unsigned char st = cpu_side_decide(o->proc_busy_cores, o->cpu_busy_pct, known, &c);
-        rc = tl_push(out, out->n ? fmax(a, 0) : 0, (b - a) / 2, st);
+        rc = tl_push(out, out->n ? fmax_inline(a, 0) : 0, (b - a) / 2, st);
         if (a >= d)
             break;
     }
@@ -166,7 +167,7 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
             bd->resolution_ms = cls.res[i];
     }
     if (cls.n <= 1 || base_res > bd->resolution_ms)
-        bd->resolution_ms = cls.n <= 1 ? base_res : fmax(bd->resolution_ms, 0);
+        bd->resolution_ms = cls.n <= 1 ? base_res : fmax_inline(bd->resolution_ms, 0);
     if (exact_totals) {
         memcpy(bd->ms, exact, sizeof bd->ms);
         bd->from_kernels = 1;
@@ -185,7 +186,7 @@ static void top_thread(struct window *w, const struct host_sample *h, long n, do
     int best = -1;
     double *by_name = calloc((size_t)(nnames > 0 ? nnames : 1), sizeof *by_name);
     for (long j = 1; j < n; j++) {
-        double a = fmax(((double)h[j - 1].t - t0) / 1e6, 0), b = fmin(((double)h[j].t - t0) / 1e6, d);
+        double a = fmax_inline(((double)h[j - 1].t - t0) / 1e6, 0), b = fmin_inline(((double)h[j].t - t0) / 1e6, d);
         if (b <= a || isnan(h[j].top_thread_cores))
             continue;
         /* only the time no GPU computed: a busy thread behind a busy GPU is no bottleneck */
@@ -193,7 +194,7 @@ static void top_thread(struct window *w, const struct host_sample *h, long n, do
         for (int s = 0; s < w->bd.nseg; s++) {
             const struct segment *sg = &w->bd.seg[s];
             if (sg->cls != CLASS_COMPUTE)
-                idle_ms += fmax(0, fmin(b, sg->end_ms) - fmax(a, sg->start_ms));
+                idle_ms += fmax_inline(0, fmin_inline(b, sg->end_ms) - fmax_inline(a, sg->start_ms));
         }
         if (idle_ms <= 0)
             continue;
@@ -258,7 +259,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
         double unrec_ms = 0;
         if (g->joined_late)
             unrec_ms = k == wt->ngpu || wt->ngpu_samples[k] == 0
-                       ? d : fmin(fmax(((double)wt->gpu[k][0].t - t0) / 1e6, 0), d);
+                       ? d : fmin_inline(fmax_inline(((double)wt->gpu[k][0].t - t0) / 1e6, 0), d);
         if (g->kernel_dev) {               /* traced kernels: the busy signal (kernels_busy.h) */
             struct timeline nv = { 0 };
             double nv_res = NAN;
@@ -278,7 +279,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
             tl_free(&nv);
             g->bd.not_recorded_gpu = g->gpu;
             base[i] = KERNELS_EDGE_RES_MS;
-            window_base = fmax(window_base, base[i]);
+            window_base = fmax_inline(window_base, base[i]);
             any = 1;
             nsignal++;
             nkernels++;
@@ -310,7 +311,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
             g->bd.valid = 0;               /* no signal at all */
             continue;
         }
-        window_base = fmax(window_base, base[i]);
+        window_base = fmax_inline(window_base, base[i]);
         any = 1;
         nsignal++;
     }
@@ -358,7 +359,7 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
         if (!b->valid)
             continue;
         any = 1;
-        base = fmax(base, b->resolution_ms);
+        base = fmax_inline(base, b->resolution_ms);
         if (b->ms[CLASS_NOT_RECORDED] > unrec_longest) {
             unrec_longest = b->ms[CLASS_NOT_RECORDED];
             unrec_gpu = b->not_recorded_gpu;
@@ -444,7 +445,7 @@ enum gpu_pattern breakdown_pattern(const struct analysis_options *o, const struc
     if (all_idle)
         return PATTERN_ALL_WAITING;
     /* One GPU computes on after (or while) all the others stopped. */
-    if (first - second >= fmax(2 * w->bd.resolution_ms, 0.2 * d)) {
+    if (first - second >= fmax_inline(2 * w->bd.resolution_ms, 0.2 * d)) {
         *straggler = top;
         return PATTERN_STRAGGLER;
     }

@@ -43,6 +43,7 @@
 #include "array_grow.h"
 #include "breakdown_internal.h"
 #include "energy_estimator.h"
+#include "fminmax.h"
 #include "gpu_spin.h"
 #include "sensor_figures.h"
 #include "sort_doubles.h"
@@ -63,13 +64,6 @@ struct known {
     double *pt;                  /* where it places changes exactly (counter splits), sorted */
     long npt, cappt;
 };
-
-/* fmax's answer (a NAN argument passed over, a tie the second: x86-64's
- * maxsd) without a libm call per reading. */
-static double fmax_inline(double a, double b)
-{
-    return isnan(b) ? a : a > b ? a : b;
-}
 
 static int point_push(struct known *k, double x)
 {
@@ -335,7 +329,7 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
         for (int corner = 0; corner < 4; corner++) {
             double xb = lb + (corner & 1 ? dlb : -dlb), xa = la + (corner & 2 ? dla : -dla);
             if (xa != xb)
-                worst = fmax(worst, fabs(fmin(fmax(split_at(cs, xb, xa), cs->a), cs->b) - x));
+                worst = fmax_inline(worst, fabs(fmin_inline(fmax_inline(split_at(cs, xb, xa), cs->a), cs->b) - x));
         }
         res += worst;
         rc = point_push(k, x);
@@ -440,18 +434,18 @@ static int fuse_timeline(const struct known *k, const int *use, double d, struct
             for (long q = 0; use[SIG_COUNTER] && q < c->npt; q++)
                 if (c->pt[q] > lo && c->pt[q] < hi) {
                     x = c->pt[q];
-                    res = fmax(x - lo, hi - x);
+                    res = fmax_inline(x - lo, hi - x);
                     break;
                 }
         }
         /* known states in conflict next to the edge: it may lie anywhere in them */
         for (long q = i; q < np && p[q].conflict && p[q].st != ST_UNKNOWN; q++)
-            res = fmax(res, fmin(p[q].hi, x + 1000) - x);
+            res = fmax_inline(res, fmin_inline(p[q].hi, x + 1000) - x);
         for (long q = j; q >= 0 && p[q].conflict && p[q].st != ST_UNKNOWN; q--)
-            res = fmax(res, x - fmax(p[q].lo, x - 1000));
+            res = fmax_inline(res, x - fmax_inline(p[q].lo, x - 1000));
         if (x >= d)
             break;
-        rc = tl_push(out, fmax(x, 0), x > 0 ? res : 0, p[i].st);
+        rc = tl_push(out, fmax_inline(x, 0), x > 0 ? res : 0, p[i].st);
     }
     tl_close(out, d);
     return rc;
@@ -541,7 +535,7 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
     *base_res = INFINITY;
     for (int s = 0; s < SIG_N; s++)
         if (use[s] && s != SIG_AVERAGE)
-            *base_res = fmin(*base_res, k[s].half_width);
+            *base_res = fmin_inline(*base_res, k[s].half_width);
     if (use[SIG_AVERAGE])
         *base_res = k[SIG_AVERAGE].half_width + d;
     if (rc == 0)

@@ -67,6 +67,7 @@
 #include <string.h>
 
 #include "energy_estimator.h"
+#include "fminmax.h"
 #include "search_back.h"
 #include "sort_doubles.h"
 
@@ -241,10 +242,10 @@ void est_place_knots(struct est_change *c, int n)
          * midpoints say. Only a longer one may hold several. */
         double gap = (r[j].a + r[j].b - r[j - 1].a - r[j - 1].b) / 2;
         double width = r[j].b - r[j].a;
-        k[j] = k[j - 1] + (width < p0 ? 1 : fmax(1, round(gap / p0)));
+        k[j] = k[j - 1] + (width < p0 ? 1 : fmax_inline(1, round(gap / p0)));
     }
     double inv[EST_INV_MAX];
-    int span = (int)fmin(k[n - 1] - k[0] + 1, EST_INV_MAX);
+    int span = (int)fmin_inline(k[n - 1] - k[0] + 1, EST_INV_MAX);
     for (int dk = 1; dk < span; dk++)
         inv[dk] = 1.0 / dk;
     /* Every grid the data allows (see the top, (a)): the jitter assumed,
@@ -297,16 +298,16 @@ void est_place_knots(struct est_change *c, int n)
         double u = m0 + phi + floor((b - m0 - phi) / p) * p;
         if (u <= a)                      /* no grid point inside: jitter, the nearer edge */
             u = a - u < u + p - b ? a : b;
-        u = fmin(fmax(u, a), b);
+        u = fmin_inline(fmax_inline(u, a), b);
         double here = phi + k[j] * p;
-        double tilt = fmax(fabs(phi_lo + k[j] * pmin - here), fabs(phi_hi + k[j] * pmax - here));
-        c[j].unc = fmin(fmax(fabs(width), jitter + tilt), fmax(u - a, b - u));
+        double tilt = fmax_inline(fabs(phi_lo + k[j] * pmin - here), fabs(phi_hi + k[j] * pmax - here));
+        c[j].unc = fmin_inline(fmax_inline(fabs(width), jitter + tilt), fmax_inline(u - a, b - u));
         c[j].u = base + u;
         /* two updates clamped onto one sample boundary (a poor fit on an
          * irregular sampler): keep the steps ordered, and say so */
         if (j > 0 && c[j].u <= c[j - 1].u + 1e-6) {
             c[j].u = c[j - 1].u + 1e-6;
-            c[j].unc = fmax(c[j].unc, (b - a) / 2);
+            c[j].unc = fmax_inline(c[j].unc, (b - a) / 2);
         }
     }
 }
@@ -317,18 +318,18 @@ static double split_step(double T, double D, double x, double lb, double la, dou
                          int *two)
 {
     double eu = T * x / D;
-    double dl = la - lb, tol = fmax(2.0, 0.02 * fmax(fabs(la), fabs(lb)));
+    double dl = la - lb, tol = fmax_inline(2.0, 0.02 * fmax_inline(fabs(la), fabs(lb)));
     *two = 0;
-    if (fabs(dl) > tol && T >= fmin(lb, la) * D && T <= fmax(lb, la) * D) {
+    if (fabs(dl) > tol && T >= fmin_inline(lb, la) * D && T <= fmax_inline(lb, la) * D) {
         double d1 = (la * D - T) / dl;           /* time at level lb from the step's start */
         double e2 = D - x >= d1 ? la * x : la * (D - d1) + lb * (d1 - (D - x));
         *model_unc = 0.1 * fabs(e2 - eu) + fabs(dl) * EST_RAMP_S;
         *two = 1;
         return e2;
     }
-    double pmin = fmin(fmin(lb, la), T / D), pmax = fmax(fmax(lb, la), T / D);
-    double elo = fmax(pmin * x, T - pmax * (D - x)), ehi = fmin(pmax * x, T - pmin * (D - x));
-    *model_unc = fmax(fmax(eu - elo, ehi - eu), 0);
+    double pmin = fmin_inline(fmin_inline(lb, la), T / D), pmax = fmax_inline(fmax_inline(lb, la), T / D);
+    double elo = fmax_inline(pmin * x, T - pmax * (D - x)), ehi = fmin_inline(pmax * x, T - pmin * (D - x));
+    *model_unc = fmax_inline(fmax_inline(eu - elo, ehi - eu), 0);
     return eu;
 }
 
@@ -422,19 +423,19 @@ enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eo
     for (int corner = 0; corner < 4; corner++) {
         double mu;
         int t2;
-        double ec = split_step(T, D, x, fmax(lb + (corner & 1 ? dlb : -dlb), 0),
-                               fmax(la + (corner & 2 ? dla : -dla), 0), &mu, &t2);
-        spread = fmax(spread, fabs(ec - E) + mu);
+        double ec = split_step(T, D, x, fmax_inline(lb + (corner & 1 ? dlb : -dlb), 0),
+                               fmax_inline(la + (corner & 2 ? dla : -dla), 0), &mu, &t2);
+        spread = fmax_inline(spread, fabs(ec - E) + mu);
     }
-    model_unc = fmax(model_unc, spread);
+    model_unc = fmax_inline(model_unc, spread);
     double pm = T / D;
     /* a knot placed eps late moves the split by eps at the power next to
      * it; in a uniform step the two knots share the step's power */
-    double timing = two ? c[m].unc * fmax(la, pm) + c[m - 1].unc * fmax(lb, pm)
+    double timing = two ? c[m].unc * fmax_inline(la, pm) + c[m - 1].unc * fmax_inline(lb, pm)
                         : pm * (c[m].unc * (D - x) / D + c[m - 1].unc * x / D);
     r->cum_j = c[m].mj / 1000 - E;
     r->unc_j = timing + model_unc + 0.002;
-    r->knot_unc_s = fmax(c[m].unc, c[m - 1].unc);
+    r->knot_unc_s = fmax_inline(c[m].unc, c[m - 1].unc);
     r->model = two;
     return INTEG_OK;
 }
