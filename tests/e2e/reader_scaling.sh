@@ -13,6 +13,11 @@
 #    range no longer walks every open one (100,000 open: 21 s).
 # Times are compared as N against 4N (linear: about 4x; quadratic: 16x),
 # with a generous absolute bound, so a loaded machine does not fail them.
+# The threads file's sizes stay under what this project's 2-core VMs fault
+# in cheaply: at 80,000 threads plot's heap outgrows the 32 MiB advised
+# for huge pages (flinch.c's keep_heap) and 10,000 small page faults
+# (~10 us each there) made 20,000 -> 80,000 cost 8-11x for 4.1x the
+# instructions (callgrind), which failed a CI run of the clang build.
 . "$ROOT/tests/lib.sh"
 "$HELPERS/gen_trace" --rows 200 --windows 1 --out t.csv
 
@@ -32,30 +37,41 @@ gen_threads() {
 
 # cpu_ms VAR CMD...: the command's user + system CPU time in ms into VAR
 # (the children's times of this shell), its exit status in $st.
-children_ticks() { read -r -a f </proc/$$/stat; echo $(( f[15] + f[16] )); }
+# cpu_ms VAR CMD...: CMD's CPU time (user + sys) in ms into VAR, the least
+# of CPU_RUNS runs (default 1), from wait4's microseconds (runstat), not
+# /proc's 10 ms ticks; st: its exit status.
 cpu_ms() {
-  local var=$1 s0; shift
-  s0=$(children_ticks)
-  "$@" >/dev/null 2>>err.txt; st=$?
-  printf -v "$var" '%s' $(( ($(children_ticks) - s0) * 1000 / $(getconf CLK_TCK) ))
+  local var=$1 best="" us i; shift
+  for i in $(seq "${CPU_RUNS:-1}"); do
+    "$HELPERS/runstat" cpu.stat "$@" >/dev/null 2>>err.txt; st=$?
+    us=$(tr ' ' '\n' <cpu.stat | awk -F= '$1 == "user_us" || $1 == "sys_us" { s += $2 } END { print s + 0 }')
+    if [ -z "$best" ] || [ "$us" -lt "$best" ]; then best=$us; fi
+  done
+  printf -v "$var" '%s' $(( best / 1000 ))
 }
 # linear NAME MS_N MS_4N: at most ~8x for 4x the input (quadratic is 16x),
 # or both small (timer resolution).
+# linear NAME MS_N MS_4N [ABS]: at most 8x + 30 ms, or at most ABS ms (400;
+# 0: no such bound).
 linear() {
-  if [ "$3" -le 400 ] || [ "$3" -le $(( 8 * $2 + 100 )) ]; then ok "$1 ($2 ms, then $3 ms for 4x)"
+  local abs=${4:-400}
+  if [ "$3" -le "$abs" ] || [ "$3" -le $(( 8 * $2 + 30 )) ]; then ok "$1 ($2 ms, then $3 ms for 4x)"
   else notok "$1: $2 ms, then $3 ms for 4x (quadratic?)"; fi
 }
 
-n=${SCALE_THREADS:-20000}
+# 10,000 then 40,000 threads, the least of three runs each: ~17 then ~70 ms
+# (plain build), 160 then 540 ms (ASan); quadratic would be 16x, so no
+# absolute bound is needed to forgive noise.
+n=${SCALE_THREADS:-10000}
 for k in 1 4; do
   gen_threads $((n * k)) t.csv.threads
-  cpu_ms "ex[$k]" timeout 120 "$FLINCH" export --format perfetto t.csv -o t$k.json
+  CPU_RUNS=3 cpu_ms "ex[$k]" timeout 120 "$FLINCH" export --format perfetto t.csv -o t$k.json
   expect_eq "export of $((n * k)) threads: exit 0" "$st" 0
-  cpu_ms "pl[$k]" timeout 120 "$FLINCH" plot t.csv -o t$k.svg
+  CPU_RUNS=3 cpu_ms "pl[$k]" timeout 120 "$FLINCH" plot t.csv -o t$k.svg
   expect_eq "plot of $((n * k)) threads: exit 0" "$st" 0
 done
-linear "export: threads file read in linear time" "${ex[1]}" "${ex[4]}"
-linear "plot: threads file read in linear time" "${pl[1]}" "${pl[4]}"
+linear "export: threads file read in linear time" "${ex[1]}" "${ex[4]}" 0
+linear "plot: threads file read in linear time" "${pl[1]}" "${pl[4]}" 0
 tracks=$(grep -o '"thread_name"' t4.json | wc -l)
 expect_eq "export: one track per thread (plus the GPU's)" "$((tracks >= 4 * n))" 1
 
