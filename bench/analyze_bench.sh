@@ -67,7 +67,7 @@ size_mb() { calc "$(wc -c <"$1") / 1e6" %.1f; }
 # row CASE FILE STATPREFIX: one Markdown table row from a .best stat line.
 row() {
   wall=$(stat_field "$3.best" wall_ns)
-  cpu=$(( $(stat_field "$3.best" user_us) + $(stat_field "$3.best" sys_us) ))
+  cpu=$(stat_cpu_us "$3.best")
   rss=$(stat_field "$3.best" maxrss_kib)
   mbs=$(calc "$(wc -c <"$2") / 1e6 / ($wall / 1e9)" %.0f)
   mbs_cpu=$(calc "$(wc -c <"$2") / 1e6 / ($cpu / 1e6)" %.0f)
@@ -101,14 +101,14 @@ if [ "$flinch_ok" = 1 ]; then
   size2=$(wc -c <"$W/two-marks.csv")
   w2=$(stat_field "$W/f2.best" wall_ns)
   wk=$(stat_field "$W/fk.best" wall_ns)
-  c2=$(( $(stat_field "$W/f2.best" user_us) + $(stat_field "$W/f2.best" sys_us) ))
-  ck=$(( $(stat_field "$W/fk.best" user_us) + $(stat_field "$W/fk.best" sys_us) ))
+  c2=$(stat_cpu_us "$W/f2.best")
+  ck=$(stat_cpu_us "$W/fk.best")
   mbs=$(calc "$size2 / 1e6 / ($w2 / 1e9)" %.0f)
   mbs_cpu=$(calc "$size2 / 1e6 / ($c2 / 1e6)" %.0f)
   ratio=$(calc "$wk / $w2" %.2f)
   ratio_cpu=$(calc "$ck / $c2" %.2f)
   w1=$(stat_field "$W/f1.best" wall_ns)
-  c1=$(( $(stat_field "$W/f1.best" user_us) + $(stat_field "$W/f1.best" sys_us) ))
+  c1=$(stat_cpu_us "$W/f1.best")
   ratio1=$(calc "$wk / $w1" %.2f)
   ratio1_cpu=$(calc "$ck / $c1" %.2f)
   echo "Each target is checked on wall-clock time and on CPU time (user+sys): on a shared machine the process"
@@ -122,12 +122,12 @@ if [ "$flinch_ok" = 1 ]; then
   echo "| $windows windows cost <= 1.3x one window on the same samples | ${ratio1}x | ${ratio1_cpu}x | $(verdict "$ratio1 <= 1.3") / $(verdict "$ratio1_cpu <= 1.3") |"
   ws2=$(stat_field "$W/s2.best" wall_ns)
   wsk=$(stat_field "$W/sk.best" wall_ns)
-  cs2=$(( $(stat_field "$W/s2.best" user_us) + $(stat_field "$W/s2.best" sys_us) ))
-  csk=$(( $(stat_field "$W/sk.best" user_us) + $(stat_field "$W/sk.best" sys_us) ))
+  cs2=$(stat_cpu_us "$W/s2.best")
+  csk=$(stat_cpu_us "$W/sk.best")
   echo "| (not a target) $windows windows against 2 marks, counter every 100 ms | $(calc "$wsk / $ws2" %.2f)x | $(calc "$csk / $cs2" %.2f)x | - |"
   if [ "$py_ok" = 1 ]; then
     wp=$(stat_field "$W/py.best" wall_ns)
-    cp_=$(( $(stat_field "$W/py.best" user_us) + $(stat_field "$W/py.best" sys_us) ))
+    cp_=$(stat_cpu_us "$W/py.best")
     speedup=$(calc "$wp / $w2" %.1f)
     speedup_cpu=$(calc "$cp_ / $c2" %.1f)
     echo "| >= 30x faster than the original (2 marks) | ${speedup}x | ${speedup_cpu}x | $(verdict "$speedup >= 30") / $(verdict "$speedup_cpu >= 30") |"

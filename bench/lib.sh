@@ -28,6 +28,11 @@ stat_field() {
   tr ' ' '\n' <"$1" | sed -n "s/^$2=//p"
 }
 
+# stat_cpu_us STATFILE: user + sys CPU time of a runstat line, microseconds.
+stat_cpu_us() {
+  echo $(( $(stat_field "$1" user_us) + $(stat_field "$1" sys_us) ))
+}
+
 # calc EXPR [FORMAT]: floating-point arithmetic through awk.
 calc() {
   awk "BEGIN { printf \"${2:-%.3f}\", $1 }"

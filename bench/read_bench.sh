@@ -38,7 +38,7 @@ best() {
       echo "bench: '$*' failed with status $rc: $(head -c 300 "$W/err")" >&2
       return 1
     fi
-    cpu=$(( $(stat_field "$W/stat" user_us) + $(stat_field "$W/stat" sys_us) ))
+    cpu=$(stat_cpu_us "$W/stat")
     if [ -z "$best_cpu" ] || [ "$cpu" -lt "$best_cpu" ]; then
       best_cpu=$cpu
       best_wall=$(stat_field "$W/stat" wall_ns)

@@ -91,7 +91,7 @@ floor_rows=""
 for iv in $intervals; do
   n=$((floor_secs * 1000 / iv))
   "$RUNSTAT" "$W/floor.stat" "$HELPERS/sleep_loop" "$n" $((iv * 1000000)) >"$W/floor.out" || exit 2
-  f_cpu=$(calc "($(stat_field "$W/floor.stat" user_us) + $(stat_field "$W/floor.stat" sys_us)) / $n" %.2f)
+  f_cpu=$(calc "$(stat_cpu_us "$W/floor.stat") / $n" %.2f)
   eval "floor_$iv=$f_cpu"
   floor_rows="$floor_rows| ${iv} ms | $n | $f_cpu us | $(calc "$(stat_field "$W/floor.out" p50_dev_ns) / 1000" %.1f) us | $(calc "$(stat_field "$W/floor.out" p99_dev_ns) / 1000" %.1f) us | $(calc "$(stat_field "$W/floor.out" max_dev_ns) / 1000" %.1f) us |
 "
@@ -165,7 +165,7 @@ if [ -n "${BENCH_MULTI_GPU:-1}" ] && [ "${BENCH_MULTI_GPU:-1}" != 0 ]; then
     fi
     rows=$(grep -c ',SAMPLE,' "$W/gpus$g.csv")
     ticks=$(csv_ticks "$W/gpus$g.csv")
-    cpu=$(( $(stat_field "$W/run.stat" user_us) + $(stat_field "$W/run.stat" sys_us) ))
+    cpu=$(stat_cpu_us "$W/run.stat")
     # shellcheck disable=SC2034 # tick_cpu_1 and tick_cpu_8, read below
     eval "tick_cpu_$g=$(calc "$cpu / $ticks" %.2f)"
     marginal="-" row_cpu=$(calc "$cpu / $rows" %.2f) t_cpu="per row $(verdict "$row_cpu < 20")"
