@@ -46,39 +46,34 @@ record_set() {
   done
 }
 
-# The edges' scenario: busy and idle in turn every 400 ms from 500 ms.
-t=500
+# The edges' scenario: busy and idle in turn at each change, every 400 ms
+# from 500 ms.
+changes=$(seq 500 400 3300 | tr '\n' ' ')
 st=busy
 {
   printf 'preset h100\nsensor_seed 7\nat 0 power=75 util=0\n'
-  while [ "$t" -lt 3700 ]; do
+  for t in $changes; do
     if [ "$st" = busy ]; then printf 'at %d power=612 util=98\n' "$t"; st=idle
     else printf 'at %d power=75 util=0\n' "$t"; st=busy; fi
-    t=$((t + 400))
   done
 } >"$W/e.scn"
 
 # edge_set NAME: BUSY_EDGE_TRACES recordings into $W/edge_NAME_K.csv, each
 # with a pair of marks s, e at [T - 150, T + 250] ms around every change T.
 edge_set() {
-  host=$1
   k=1
   while [ "$k" -le "${BUSY_EDGE_TRACES:-4}" ]; do
-    out="$W/edge_${host}_$k.csv"
+    out="$W/edge_$1_$k.csv"
     epoch=$(python3 -c 'import time; print(time.monotonic_ns() + 300000000)')
     FLINCH_SIM_EPOCH_NS=$epoch FLINCH_SIM_SCENARIO="$W/e.scn" "$FLINCH" record --nvml-lib "$SIM" -o "$out" \
       -q --no-rapl --proc-stat /dev/null -s 4.3 2>/dev/null
-    ncol=$(head -n 1 "$out" | awk -F, '{ print NF }')
-    t=500
-    while [ "$t" -lt 3700 ]; do
-      for m in "s $((t - 150))" "e $((t + 250))"; do
-        # shellcheck disable=SC2086 # label and time (the host is kept in $host)
-        set -- $m
-        awk -v n="$ncol" -v t="$((epoch + $2 * 1000000))" -v l="$1" \
-          'BEGIN { printf "%s,,MARK,%s", t, l; for (i = 5; i <= n; i++) printf ","; print "" }' >>"$out"
-      done
-      t=$((t + 400))
-    done
+    awk -v n="$(head -n 1 "$out" | awk -F, '{ print NF }')" -v epoch="$epoch" -v changes="$changes" '
+      function mark(ms, label,   i) {
+        printf "%.0f,,MARK,%s", epoch + ms * 1000000, label
+        for (i = 5; i <= n; i++) printf ","
+        print ""
+      }
+      BEGIN { m = split(changes, c, " "); for (j = 1; j <= m; j++) { mark(c[j] - 150, "s"); mark(c[j] + 250, "e") } }' >>"$out"
     k=$((k + 1))
   done
 }
