@@ -172,8 +172,8 @@ struct rel_interval { double a, b; };
  * j's late end, each widened by the jitter of both. inv[d] is 1 / d for
  * the update counts d < EST_INV_MAX apart (a multiplication where a pair
  * would divide: these pairs were the estimator's largest cost). No value
- * here is NAN, so plain comparisons stand in for fmin and fmax, which are
- * calls into libm. */
+ * here is NAN, so plain comparisons stand in for fmin and fmax, without
+ * even fminmax.h's NAN test in this, the fit's innermost loop. */
 #define EST_INV_MAX 64
 static void feasible_periods(const struct rel_interval *r, const double *k, const double *inv,
                              int n, double jitter, double *pmin, double *pmax)
