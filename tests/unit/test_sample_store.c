@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "sample_store.h"
+#include "store_codec.h"
 #include "tape.h"
 
 static float float_bits(uint32_t b)
@@ -359,6 +360,79 @@ static void test_tape_packs_far_back(void)
     }
 }
 
+/* Records of nw words where each word changes with probability pct %,
+ * some of them to odd bits. */
+static void make_records(unsigned char *data, int count, int nw, int pct)
+{
+    size_t rec = 8 + 4 * (size_t)nw;
+    for (int slot = 0; slot < count; slot++)
+        for (int j = -2; j < nw; j++) {
+            unsigned char *w = data + (size_t)slot * rec + 8 + 4 * (ptrdiff_t)j;
+            if (j >= 0 && slot > 0 && (int)(check_rand() % 100) >= pct) {
+                memcpy(w, w - rec, 4);
+                continue;
+            }
+            float f = odd_float((int)(check_rand() % 16));
+            memcpy(w, &f, 4);
+        }
+}
+
+/* The AVX-512 code and the portable code write the same packed bytes and
+ * read back the same records, for every range of a block (the ranges near
+ * its end take the portable way in the middle of a block); where the CPU
+ * lacks AVX-512 (and under valgrind) the portable code alone, against
+ * the records. */
+static void test_codec_both_ways(void)
+{
+    enum { COUNT = STORE_BLOCK };
+    static const int nws[] = { 16, 8, 4 };
+    static const int pcts[] = { 0, 5, 30, 100 };
+    int bad = 0, runs = 0;
+    for (size_t a = 0; a < sizeof nws / sizeof nws[0]; a++)
+        for (size_t b = 0; b < sizeof pcts / sizeof pcts[0]; b++)
+            for (int rep = 0; rep < 20; rep++) {
+                int nw = nws[a];
+                size_t rec = 8 + 4 * (size_t)nw;
+                unsigned char data[COUNT * STORE_REC_MAX], out[2][COUNT * STORE_REC_MAX];
+                unsigned char flags[2][2 * COUNT], words[2][COUNT * 64 + 64];
+                unsigned char *end[2];
+                make_records(data, COUNT, nw, rep ? pcts[b] : 100 - pcts[b]);
+                for (int way = 0; way < 2; way++) {
+                    codec_force_portable(way);
+                    end[way] = codec_pack(data, COUNT, nw, flags[way], words[way]);
+                }
+                bad += end[0] - words[0] != end[1] - words[1];
+                bad += memcmp(flags[0], flags[1], (size_t)(COUNT * codec_flag_bytes(nw))) != 0;
+                bad += memcmp(words[0], words[1], (size_t)(end[1] - words[1])) != 0;
+                for (long from = 0; from < COUNT; from += 1 + (long)(check_rand() % 7))
+                    for (long cnt = 1; from + cnt <= COUNT; cnt += 1 + (long)(check_rand() % 9)) {
+                        for (int way = 0; way < 2; way++) {
+                            codec_force_portable(way);
+                            memset(out[way], 0xa5, (size_t)cnt * rec);
+                            codec_unpack(flags[0], words[0], end[0], from, cnt, nw, out[way]);
+                        }
+                        for (long k = 0; k < cnt; k++)
+                            bad += memcmp(out[0] + k * rec + 8, data + (from + k) * rec + 8, rec - 8) != 0
+                                   || memcmp(out[1] + k * rec + 8, data + (from + k) * rec + 8, rec - 8) != 0;
+                        runs++;
+                    }
+            }
+    codec_force_portable(0);
+    CHECK(bad == 0);
+    CHECK(runs > 10000);
+}
+
+/* The store's own tests again on the portable code (the first run takes
+ * AVX-512 where the CPU has it). */
+static void test_round_trips_portable(void)
+{
+    codec_force_portable(1);
+    test_round_trip_gpu();
+    test_round_trip_host();
+    test_tape_packs_far_back();
+    codec_force_portable(0);
+}
+
 int main(void)
 {
     run_test("sample store: GPU samples back byte for byte, as pushed and packed", test_round_trip_gpu);
@@ -367,5 +441,7 @@ int main(void)
     run_test("sample store: the first time over t, walking", test_first_over);
     run_test("tape: pushes and slices as the plain array did", test_tape_as_the_array);
     run_test("tape: held far back by an open window, packed", test_tape_packs_far_back);
+    run_test("store codec: AVX-512 and the portable code, the same bytes", test_codec_both_ways);
+    run_test("sample store: the round trips on the portable code", test_round_trips_portable);
     return check_exit_status();
 }

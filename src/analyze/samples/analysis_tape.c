@@ -171,6 +171,33 @@ int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1)
     return 0;
 }
 
+/* Samples [first, first + n) of s (held), decoded in run r: the whole
+ * blocks they lie in join the run where they meet or overlap it (the
+ * samples before them dropped), else start it afresh. Returns sample
+ * first's record, NULL when out of memory. */
+static void *decoded_samples(const struct sample_store *s, struct decoded_run *r, long first, long n)
+{
+    long lo = first / STORE_BLOCK * STORE_BLOCK;
+    long hi = (first + n + STORE_BLOCK - 1) / STORE_BLOCK * STORE_BLOCK;
+    if (hi > s->end)
+        hi = s->end;
+    if (lo < r->from || lo > r->to) {
+        r->from = r->to = lo;
+    } else if (lo > r->from) {
+        memmove(r->buf, (char *)r->buf + (size_t)(lo - r->from) * s->rec, (size_t)(r->to - lo) * s->rec);
+        r->from = lo;
+    }
+    if (hi > r->to) {
+        if (array_grow(&r->buf, &r->cap, hi - r->from, s->rec) != 0) {
+            r->from = r->to = 0;
+            return NULL;
+        }
+        store_decode(s, r->to, hi - r->to, (char *)r->buf + (size_t)(r->to - r->from) * s->rec);
+        r->to = hi;
+    }
+    return (char *)r->buf + (size_t)(first - r->from) * s->rec;
+}
+
 struct window_tape *window_tape_open(struct ctx *c, const struct window *w)
 {
     const struct window_samples *ws = w->samples;
@@ -178,6 +205,9 @@ struct window_tape *window_tape_open(struct ctx *c, const struct window *w)
     if (!ws)
         return NULL;
     struct window_tape *wt = &sc->wt;
+    for (int s = 0; s < TAPE_MAX_GPUS; s++)
+        if (wt->gpu_written[s])
+            sc->gpu[s].from = sc->gpu[s].to = 0;     /* the last window's, changed */
     memset(wt, 0, sizeof *wt);
     wt->ngpu = ws->ngpu;
     for (int s = 0; s < ws->ngpu; s++) {
@@ -186,17 +216,15 @@ struct window_tape *window_tape_open(struct ctx *c, const struct window *w)
         wt->medium_every_tick[s] = g->medium_every_tick;
         if (g->n == 0)
             continue;
-        if (array_grow((void **)&sc->gpu[s], &sc->cap_gpu[s], g->n, sizeof *sc->gpu[s]) != 0)
+        wt->gpu[s] = decoded_samples(&c->gpu[s].tape.store, &sc->gpu[s], g->first, g->n);
+        if (!wt->gpu[s])
             return NULL;
-        store_decode(&c->gpu[s].tape.store, g->first, g->n, sc->gpu[s]);
-        wt->gpu[s] = sc->gpu[s];
         wt->ngpu_samples[s] = g->n;
     }
     if (ws->nhost > 0) {
-        if (array_grow((void **)&sc->host, &sc->cap_host, ws->nhost, sizeof *sc->host) != 0)
+        wt->host = decoded_samples(&c->host_tape.store, &sc->host, ws->host_first, ws->nhost);
+        if (!wt->host)
             return NULL;
-        store_decode(&c->host_tape.store, ws->host_first, ws->nhost, sc->host);
-        wt->host = sc->host;
         wt->nhost = ws->nhost;
     }
     return wt;

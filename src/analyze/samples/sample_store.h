@@ -23,10 +23,10 @@
  * when it leaves the tape still pinned, or when the tape holds it far back
  * (a window open for long, store_pack_before), it is packed: the times as
  * 32-bit offsets from the block's first (whole where a block spans 2^31 ns
- * or more), and per sample a flags word (a bit per 4 bytes of the record
- * after t) then the 4-byte words that differ from the previous sample's,
- * bit for bit (NaN payloads, -0.0, infinities and the padding come back
- * as pushed). Most words repeat from row to row
+ * or more), then per sample a flags word (a bit per 4 bytes of the record
+ * after t), then the 4-byte words that differ from the previous sample's,
+ * bit for bit (store_codec.h: NaN payloads, -0.0, infinities and the
+ * padding come back as pushed). Most words repeat from row to row
  * (utilization and clock change every ~50 ms, GPM is NaN on most rows,
  * the host's cells repeat on every GPU's row), so a GPU sample takes ~18
  * bytes for 72 and a host sample ~9 for 40. The first sample of a block

@@ -155,7 +155,7 @@ void tape_slice(const struct tape *t, int64_t t0, int64_t t1, long *first, long 
 void tape_scratch_free(struct tape_scratch *sc)
 {
     for (int k = 0; k < TAPE_MAX_GPUS; k++)
-        free(sc->gpu[k]);
-    free(sc->host);
+        free(sc->gpu[k].buf);
+    free(sc->host.buf);
     memset(sc, 0, sizeof *sc);
 }

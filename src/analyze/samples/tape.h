@@ -90,6 +90,8 @@ struct window_tape {
     long ngpu_samples[TAPE_MAX_GPUS];
     int medium_every_tick[TAPE_MAX_GPUS];  /* EVERY_TICK_*: which of those are fresh on every row */
     int idle_bit_live[TAPE_MAX_GPUS];      /* GpuIdle was seen both set and clear in the trace */
+    int gpu_written[TAPE_MAX_GPUS];        /* a stage changed these samples (gpm_window): not
+                                              to be handed to the next window as decoded */
     struct host_sample *host;
     long nhost;
 };
@@ -108,13 +110,23 @@ struct window_samples {
     struct window_sample_range gpu[];
 };
 
+/* One stream's decoded samples [from, to) (whole blocks but at the
+ * stream's end), kept from window to window: the windows come in order of
+ * their start, and one's samples (with its margin) begin where the last
+ * one's end, so each block is decoded once rather than once per window
+ * that reaches it, with the samples before a range's first in its first
+ * block decoded only to be passed over (a third of the decoding, by
+ * callgrind, with a window every second). */
+struct decoded_run {
+    void *buf;
+    long cap, from, to;
+};
+
 /* The decode buffers for one window at a time, reused. */
 struct tape_scratch {
     struct window_tape wt;
-    struct gpu_sample *gpu[TAPE_MAX_GPUS];
-    long cap_gpu[TAPE_MAX_GPUS];
-    struct host_sample *host;
-    long cap_host;
+    struct decoded_run gpu[TAPE_MAX_GPUS];
+    struct decoded_run host;
 };
 
 void tape_scratch_free(struct tape_scratch *sc);
