@@ -263,10 +263,10 @@ static void finish_one(struct ctx *c, struct window *w, const double *step, cons
     }
     for (int s = 0; s < w->ngpu; s++)
         w->gpu[s].max_sm_clock_mhz = max_sm_clock_of(c->a, w->gpu[s].gpu);
-    if (!c->timeline_work)
-        c->timeline_work = gpu_timeline_work_new();   /* NULL: each window its own */
+    if (!c->breakdown_work)
+        c->breakdown_work = breakdown_work_new();     /* NULL: each window its own */
     breakdown_window(c->opt, w, w->ngpu <= ANALYSIS_MAX_GPUS ? cad : NULL, c->thread_names,
-                     c->nthread_names, c->timeline_work);
+                     c->nthread_names, c->breakdown_work);
     for (int i = 0; i < w->ngpu; i++) {
         w->gpu[i].kernel_dev = NULL;     /* the spans are c->kernels': not kept past here */
         w->gpu[i].kernel_gaps = NULL;    /* a->kernel_ev moves as it grows */
@@ -394,8 +394,8 @@ void free_ctx(struct ctx *c)
     }
     tape_free(&c->host_tape);
     tape_scratch_free(&c->scratch);
-    gpu_timeline_work_free(c->timeline_work);
-    c->timeline_work = NULL;
+    breakdown_work_free(c->breakdown_work);
+    c->breakdown_work = NULL;
     free(c->thread_names);
     kernels_file_free(c->kernels);
     c->kernels = NULL;

@@ -157,7 +157,7 @@ struct ctx {
     long nidle, cap_idle;
     struct tape host_tape;         /* host_sample */
     struct tape_scratch scratch;   /* one window's samples decoded for its breakdown */
-    struct gpu_timeline_work *timeline_work; /* the breakdown's arrays, kept (breakdown.h) */
+    struct breakdown_work *breakdown_work; /* the breakdown's arrays, kept (breakdown.h) */
     char (*thread_names)[40];      /* proc_top_thread values seen, THREAD_NAMES_MAX at most */
     int nthread_names;
     double hold_power_ms[ANALYSIS_MAX_GPUS], hold_util_ms[ANALYSIS_MAX_GPUS]; /* by sorted GPU */

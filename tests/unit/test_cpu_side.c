@@ -53,8 +53,8 @@ static void test_runq_rates(void)
         h[i].t = (int64_t)(ms[i] * 1e6);
         h[i].runq_s = rq[i] / 1e3;
     }
-    double *r = cpu_side_runq_rates(h, 7);
-    CHECK(r != NULL);
+    double r[7];
+    cpu_side_runq_rates(h, 7, r);
     CHECK(isnan(r[0]));
     CHECK_NEAR(r[1], 0, 1e-12);              /* 30 ms seen at 40 ms: spread over 10-40 ms */
     CHECK_NEAR(r[2], 1, 1e-12);
@@ -62,16 +62,14 @@ static void test_runq_rates(void)
     CHECK_NEAR(r[4], 1, 1e-12);
     CHECK_NEAR(r[5], 0, 1e-12);
     CHECK(isnan(r[6]));                      /* no reading after it */
-    free(r);
     /* a jump larger than the flat time before it: no further back than that */
     const double rq2[7] = { 0, 0, 40, 40, 40, 40, 40 };
     for (int i = 0; i < 7; i++)
         h[i].runq_s = rq2[i] / 1e3;
-    r = cpu_side_runq_rates(h, 7);
+    cpu_side_runq_rates(h, 7, r);
     CHECK_NEAR(r[1], 2, 1e-12);              /* 40 ms over 0-20 ms: 2 threads' worth */
     CHECK_NEAR(r[2], 2, 1e-12);
     CHECK_NEAR(r[3], 0, 1e-12);
-    free(r);
 }
 
 /* A timeline from "state:length" pairs. */

@@ -81,7 +81,7 @@ static void test_truncated_last(void)
     csv_close(&r);
 }
 
-/* A record longer than the 1 MiB initial buffer, after many short ones. */
+/* A record longer than the initial buffer, after many short ones. */
 /* A record just under the CSV_RECORD_MAX cap, straddling buffer refills; then
  * one byte over it: an error naming its line, not a 2 GB buffer. */
 static void test_big_record(void)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "breakdown_internal.h"
 #include "cpu_side.h"
 #include "fminmax.h"
@@ -28,6 +29,76 @@
 #include "segment_merge.h"
 #include "slow_clock.h"
 
+/* What breakdown_window works in, kept from window to window: with
+ * 10,000 windows each one allocated and freed some twenty arrays, and the
+ * larger ones (the CPU side's timeline, the edges), past glibc's
+ * per-thread cache, took its slow path, a tenth of the windows' cost. */
+struct breakdown_work {
+    struct gpu_timeline_work *gpu;   /* breakdown_gpu.c's own (NULL: each call its own) */
+    struct timeline *gtl;            /* a timeline per GPU of the window */
+    double *base;                    /* and its base resolution */
+    long cap_gpus;
+    struct timeline cpu, cls;        /* the CPU side's; classify's */
+    struct edge *edges;
+    long cap_edges;
+    double *runq;
+    long cap_runq;
+};
+
+struct breakdown_work *breakdown_work_new(void)
+{
+    struct breakdown_work *bw = calloc(1, sizeof *bw);
+    if (bw)
+        bw->gpu = gpu_timeline_work_new();
+    return bw;
+}
+
+static void work_release(struct breakdown_work *bw)
+{
+    gpu_timeline_work_free(bw->gpu);
+    for (long i = 0; i < bw->cap_gpus; i++)
+        tl_free(&bw->gtl[i]);
+    free(bw->gtl);
+    free(bw->base);
+    tl_free(&bw->cpu);
+    tl_free(&bw->cls);
+    free(bw->edges);
+    free(bw->runq);
+    memset(bw, 0, sizeof *bw);
+}
+
+void breakdown_work_free(struct breakdown_work *bw)
+{
+    if (!bw)
+        return;
+    work_release(bw);
+    free(bw);
+}
+
+/* Room for ng GPUs' timelines, each empty, and their base resolutions 0;
+ * 0 or -1. */
+static int work_gpus(struct breakdown_work *bw, int ng)
+{
+    long need = ng ? ng : 1;
+    if (need > bw->cap_gpus) {
+        struct timeline *g = realloc(bw->gtl, sizeof *g * (size_t)need);
+        if (!g)
+            return -1;
+        memset(g + bw->cap_gpus, 0, sizeof *g * (size_t)(need - bw->cap_gpus));
+        bw->gtl = g;
+        double *b = realloc(bw->base, sizeof *b * (size_t)need);
+        if (!b)
+            return -1;
+        bw->base = b;
+        bw->cap_gpus = need;
+    }
+    for (long i = 0; i < need; i++) {
+        tl_reset(&bw->gtl[i]);
+        bw->base[i] = 0;
+    }
+    return 0;
+}
+
 /* The CPU side over (t[j-1], t[j]] (cpu_side.h): the traced tree's own
  * running and run-queue time when the trace has the tree, else the host's
  * saturation. The window's run-queue delay into *runq_ms (NAN: none
@@ -35,12 +106,15 @@
  * 100 ms: without a tree, shorter segments are merged (a host hovering
  * around the threshold flapped in 6-9 pieces). */
 static int cpu_timeline(const struct analysis_options *o, const struct host_sample *h, long n,
-                        double t0, double d, struct timeline *out, int *tree_known, double *runq_ms)
+                        double t0, double d, struct breakdown_work *bw, int *tree_known, double *runq_ms)
 {
     int rc = 0, known = 0;
-    double *rq = cpu_side_runq_rates(h, n);
-    if (!rq)
+    struct timeline *out = &bw->cpu;
+    tl_reset(out);
+    if (array_grow((void **)&bw->runq, &bw->cap_runq, n ? n : 1, sizeof *bw->runq) != 0)
         return -1;
+    double *rq = bw->runq;
+    cpu_side_runq_rates(h, n, rq);
     *runq_ms = NAN;
     for (long j = 0; j < n; j++)
         known |= !isnan(h[j].proc_cpu_s);
@@ -58,7 +132,6 @@ static int cpu_timeline(const struct analysis_options *o, const struct host_samp
         if (a >= d)
             break;
     }
-    free(rq);
     tl_close(out, d);
     cpu_side_settle(out, known);
     *tree_known = known;
@@ -70,14 +143,14 @@ static int cpu_timeline(const struct analysis_options *o, const struct host_samp
  * those before short segments are absorbed, exact to the stamps; the
  * segments stay a readable outline of them. */
 static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, double d,
-                    double base_res, int exact_totals, struct breakdown *bd)
+                    double base_res, int exact_totals, struct breakdown_work *bw, struct breakdown *bd)
 {
     long nx = cpu->n + 1;
     for (int i = 0; i < ng; i++)
         nx += gpus[i].n + 1;
-    struct edge *x = malloc(sizeof *x * (size_t)nx);
-    if (!x)
+    if (array_grow((void **)&bw->edges, &bw->cap_edges, nx, sizeof *bw->edges) != 0)
         return -1;
+    struct edge *x = bw->edges;
     long m = 0;
     for (int i = 0; i < ng; i++)
         for (int k = 1; k < gpus[i].n; k++)
@@ -85,7 +158,8 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     for (int k = 1; k < cpu->n; k++)
         x[m++] = (struct edge){ cpu->x[k], cpu->res[k], 0 };
     edges_sort(x, m);
-    struct timeline cls = { 0 };
+    struct timeline *cls = &bw->cls;
+    tl_reset(cls);
     struct edge_walk ew = { x, m, 0, 0, 0 };
     double next, next_res;
     int rc = 0;
@@ -101,20 +175,17 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
         enum time_class c = busy ? CLASS_COMPUTE : coll ? CLASS_COLLECTIVE : unrec ? CLASS_NOT_RECORDED
                             : cpu_side_busy(tl_at(cpu, mid)) ? CLASS_HOST_CPU : CLASS_WAITING;
         /* a GPU spinning (gpu_spin.h) is waiting, and says why */
-        rc = tl_push(&cls, ew.prev, ew.prev_res,
+        rc = tl_push(cls, ew.prev, ew.prev_res,
                      (unsigned char)(c | (c == CLASS_WAITING && spin ? CLS_SPIN : 0)));
         ew.prev = next;
         ew.prev_res = next_res;
     }
-    free(x);
-    if (rc != 0) {
-        tl_free(&cls);
+    if (rc != 0)
         return -1;
-    }
-    tl_close(&cls, d);
+    tl_close(cls, d);
     double exact[CLASS_COUNT] = { 0 };
-    for (int i = 0; i < cls.n; i++)
-        exact[cls.st[i] & ~CLS_SPIN] += cls.x[i + 1] - cls.x[i];
+    for (int i = 0; i < cls->n; i++)
+        exact[cls->st[i] & ~CLS_SPIN] += cls->x[i + 1] - cls->x[i];
     /* A segment shorter than the edges' resolution cannot be told from
      * noise: it joins its predecessor (the first its successor). Too many segments (a flickering
      * signal): the same, doubling the length absorbed until they fit. A
@@ -122,57 +193,54 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
      * never absorbed, and never grows by absorbing recorded time (a short
      * segment after it joins its successor). */
     double shortest = isfinite(base_res) && base_res > 0 ? base_res : d / 1024;
-    for (int pass = 0; pass == 0 || cls.n > BREAKDOWN_MAX_SEGMENTS; pass++, shortest *= 2) {
+    for (int pass = 0; pass == 0 || cls->n > BREAKDOWN_MAX_SEGMENTS; pass++, shortest *= 2) {
         int k = 0;
         double carry = -1;                         /* start of absorbed time the next segment takes */
-        for (int i = 0; i < cls.n; i++) {
-            double len = cls.x[i + 1] - cls.x[i];
-            int after_unrec = k > 0 && cls.st[k - 1] == CLASS_NOT_RECORDED;
-            if (len < shortest && cls.st[i] != CLASS_NOT_RECORDED && (k > 0 || i + 1 < cls.n)
-                && !(after_unrec && i + 1 == cls.n)) {
+        for (int i = 0; i < cls->n; i++) {
+            double len = cls->x[i + 1] - cls->x[i];
+            int after_unrec = k > 0 && cls->st[k - 1] == CLASS_NOT_RECORDED;
+            if (len < shortest && cls->st[i] != CLASS_NOT_RECORDED && (k > 0 || i + 1 < cls->n)
+                && !(after_unrec && i + 1 == cls->n)) {
                 if (after_unrec && carry < 0)
-                    carry = cls.x[i];
+                    carry = cls->x[i];
                 continue;                          /* absorbed into the previous (the first: the next) */
             }
-            if (k > 0 && cls.st[k - 1] == cls.st[i]) {
+            if (k > 0 && cls->st[k - 1] == cls->st[i]) {
                 carry = -1;
                 continue;
             }
-            cls.x[k] = !k ? 0 : carry >= 0 ? carry : cls.x[i];
+            cls->x[k] = !k ? 0 : carry >= 0 ? carry : cls->x[i];
             carry = -1;
-            cls.res[k] = cls.res[i];
-            cls.st[k] = cls.st[i];
+            cls->res[k] = cls->res[i];
+            cls->st[k] = cls->st[i];
             k++;
         }
-        cls.x[k] = d;
-        cls.n = k;
+        cls->x[k] = d;
+        cls->n = k;
     }
-    struct segment *seg = malloc(sizeof *seg * (size_t)(cls.n ? cls.n : 1));
-    if (!seg) {
-        tl_free(&cls);
+    struct segment *seg = malloc(sizeof *seg * (size_t)(cls->n ? cls->n : 1));
+    if (!seg)
         return -1;
-    }
     breakdown_release(bd);
     bd->valid = 1;
     bd->resolution_ms = 0;
     bd->seg = seg;
-    for (int i = 0; i < cls.n; i++) {
+    for (int i = 0; i < cls->n; i++) {
         struct segment *s = &bd->seg[bd->nseg++];
-        s->start_ms = cls.x[i];
-        s->end_ms = cls.x[i + 1];
-        s->cls = (enum time_class)(cls.st[i] & ~CLS_SPIN);
-        s->reason = cls.st[i] & CLS_SPIN ? gpu_spin_reason : NULL;
+        s->start_ms = cls->x[i];
+        s->end_ms = cls->x[i + 1];
+        s->cls = (enum time_class)(cls->st[i] & ~CLS_SPIN);
+        s->reason = cls->st[i] & CLS_SPIN ? gpu_spin_reason : NULL;
         bd->ms[s->cls] += s->end_ms - s->start_ms;
-        if (i > 0 && cls.res[i] > bd->resolution_ms)
-            bd->resolution_ms = cls.res[i];
+        if (i > 0 && cls->res[i] > bd->resolution_ms)
+            bd->resolution_ms = cls->res[i];
     }
-    if (cls.n <= 1 || base_res > bd->resolution_ms)
-        bd->resolution_ms = cls.n <= 1 ? base_res : fmax_inline(bd->resolution_ms, 0);
+    if (cls->n <= 1 || base_res > bd->resolution_ms)
+        bd->resolution_ms = cls->n <= 1 ? base_res : fmax_inline(bd->resolution_ms, 0);
     if (exact_totals) {
         memcpy(bd->ms, exact, sizeof bd->ms);
         bd->from_kernels = 1;
     }
-    tl_free(&cls);
     return 0;
 }
 
@@ -222,10 +290,12 @@ void breakdown_release(struct breakdown *bd)
     memset(bd, 0, sizeof *bd);
 }
 
-void breakdown_window(const struct analysis_options *o, struct window *w,
-                      const struct sensor_cadence *cad, char (*names)[40], int nnames,
-                      struct gpu_timeline_work *work)
+/* breakdown_window, in bw. */
+static void window_breakdown(const struct analysis_options *o, struct window *w,
+                             const struct sensor_cadence *cad, char (*names)[40], int nnames,
+                             struct breakdown_work *bw)
 {
+    struct gpu_timeline_work *work = bw->gpu;
     breakdown_release(&w->bd);
     w->top_thread_cores = NAN;
     w->top_thread[0] = '\0';
@@ -242,11 +312,10 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
     double t0 = (double)w->t_start_ns, d = w->duration_s * 1e3;
     if (!(d > 0))
         return;
-    struct timeline cpu = { 0 };
-    struct timeline *gtl = calloc((size_t)(w->ngpu ? w->ngpu : 1), sizeof *gtl);
-    double *base = calloc((size_t)(w->ngpu ? w->ngpu : 1), sizeof *base);
-    int ok = gtl && base && cpu_timeline(o, wt->host, wt->nhost, t0, d, &cpu, &w->cpu_tree_known,
-                                         &w->cpu_runq_ms) == 0;
+    int ok = work_gpus(bw, w->ngpu) == 0
+             && cpu_timeline(o, wt->host, wt->nhost, t0, d, bw, &w->cpu_tree_known, &w->cpu_runq_ms) == 0;
+    struct timeline *gtl = bw->gtl, *cpu = &bw->cpu;
+    double *base = bw->base;
     double window_base = 0, unrec_longest = 0;
     int any = 0, unrec_gpu = -1, nsignal = 0, nkernels = 0;
     for (int i = 0; ok && i < w->ngpu; i++) {
@@ -269,7 +338,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
                                                     cad ? &cad[i] : NULL, &nv, &nv_res, work) == 0
                           && isfinite(nv_res);
             if (kernels_gpu_timeline(g->kernel_dev, t0, d, &gtl[i]) != 0
-                || classify(&gtl[i], 1, &cpu, d, KERNELS_EDGE_RES_MS, 1, &g->bd) != 0) {
+                || classify(&gtl[i], 1, cpu, d, KERNELS_EDGE_RES_MS, 1, bw, &g->bd) != 0) {
                 tl_free(&nv);
                 ok = 0;
                 break;
@@ -298,7 +367,7 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
                                    cad ? &cad[i] : NULL,
                                    &gtl[i], &base[i], work) != 0
             || (unrec_ms > 0 && tl_unrecorded_before(&gtl[i], unrec_ms, d) != 0)
-            || classify(&gtl[i], 1, &cpu, d, base[i], 0, &g->bd) != 0) {
+            || classify(&gtl[i], 1, cpu, d, base[i], 0, bw, &g->bd) != 0) {
             ok = 0;
             break;
         }
@@ -325,24 +394,33 @@ void breakdown_window(const struct analysis_options *o, struct window *w,
                            &w->gpu[i]);
     }
     if (ok && any)
-        ok = classify(gtl, w->ngpu, &cpu, d, window_base, nkernels == nsignal, &w->bd) == 0;
+        ok = classify(gtl, w->ngpu, cpu, d, window_base, nkernels == nsignal, bw, &w->bd) == 0;
     w->bd.not_recorded_gpu = unrec_gpu;
     if (ok && any)
         top_thread(w, wt->host, wt->nhost, t0, d, names, nnames);
     if (ok && any)
-        cpu_side_overlap(&cpu, &w->bd, &w->cpu_starved_ms, &w->cpu_saturated_ms);
+        cpu_side_overlap(cpu, &w->bd, &w->cpu_starved_ms, &w->cpu_saturated_ms);
     if (!ok || !any)
         breakdown_release(&w->bd);
     /* a GPU with kernels: its idle gaps between them by the CPU side, and
      * by the window's segments, which the thread states are folded into */
     for (int i = 0; ok && i < w->ngpu; i++)
         if (w->gpu[i].kernel_dev && w->gpu[i].kernel_gaps)
-            kernels_gap_split(&gtl[i], &cpu, &w->bd, d, w->gpu[i].kernel_gaps);
-    for (int i = 0; gtl && i < w->ngpu; i++)
-        tl_free(&gtl[i]);
-    free(gtl);
-    free(base);
-    tl_free(&cpu);
+            kernels_gap_split(&gtl[i], cpu, &w->bd, d, w->gpu[i].kernel_gaps);
+}
+
+void breakdown_window(const struct analysis_options *o, struct window *w,
+                      const struct sensor_cadence *cad, char (*names)[40], int nnames,
+                      struct breakdown_work *bw)
+{
+    struct breakdown_work own;         /* without a caller's: this call's alone */
+    if (!bw) {
+        memset(&own, 0, sizeof own);
+        bw = &own;
+    }
+    window_breakdown(o, w, cad, names, nnames, bw);
+    if (bw == &own)
+        work_release(&own);
 }
 
 /* Several hosts: each GPU's breakdown was made on its own host, against
@@ -404,11 +482,13 @@ void breakdown_merge_gpus(const struct analysis_options *o, struct window *w)
         free(x);
         /* host-cpu marked ST_NONE above is "not busy" for the GPU side */
         struct breakdown bd = { 0 };
-        if (classify(gtl, w->ngpu, &cpu, d, base, 0, &bd) == 0) {
+        struct breakdown_work bw = { 0 };
+        if (classify(gtl, w->ngpu, &cpu, d, base, 0, &bw, &bd) == 0) {
             breakdown_release(&w->bd);
             w->bd = bd;
             w->bd.not_recorded_gpu = unrec_gpu;
         }
+        work_release(&bw);
     }
     for (int i = 0; gtl && i < w->ngpu; i++)
         tl_free(&gtl[i]);

@@ -31,11 +31,12 @@ struct sensor_cadence {
 enum gpu_pattern { PATTERN_NONE, PATTERN_ALL_COMPUTE, PATTERN_ALL_WAITING, PATTERN_STRAGGLER,
                    PATTERN_UNEVEN };
 
-/* The arrays a GPU's timeline is worked out in, kept from one window's
- * breakdown to the next (breakdown_gpu.c); NULL when out of memory. */
-struct gpu_timeline_work;
-struct gpu_timeline_work *gpu_timeline_work_new(void);
-void gpu_timeline_work_free(struct gpu_timeline_work *work);
+/* The arrays a window's breakdown is worked out in (its GPUs' timelines
+ * and theirs, the CPU side's, the edges), kept from one window's
+ * breakdown to the next (breakdown.c); NULL when out of memory. */
+struct breakdown_work;
+struct breakdown_work *breakdown_work_new(void);
+void breakdown_work_free(struct breakdown_work *work);
 
 /* Fills w->bd and every w->gpu[i].bd from w->tape, using each GPU's levels
  * (w->gpu[i].idle_w/busy_w, set before) and cadence (cad, indexed like
@@ -44,7 +45,7 @@ void gpu_timeline_work_free(struct gpu_timeline_work *work);
  * w->top_thread_cores and w->top_thread. */
 void breakdown_window(const struct analysis_options *o, struct window *w,
                       const struct sensor_cadence *cad, char (*names)[40], int nnames,
-                      struct gpu_timeline_work *work);
+                      struct breakdown_work *work);
 
 /* Frees bd's segments and zeroes it (a zeroed breakdown holds none). */
 void breakdown_release(struct breakdown *bd);

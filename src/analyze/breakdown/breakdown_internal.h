@@ -33,6 +33,8 @@ int tl_push(struct timeline *tl, double x, double res, unsigned char st);
 /* Ends the timeline at d (an empty one becomes one ST_NONE interval). */
 void tl_close(struct timeline *tl, double d);
 void tl_free(struct timeline *tl);
+/* Empties tl, keeping its room for the next. */
+void tl_reset(struct timeline *tl);
 /* The state of the interval holding x. */
 unsigned char tl_at(const struct timeline *tl, double x);
 /* Makes [0, from) of a closed timeline over [0, d] ST_UNREC. 0, or -1 when
@@ -57,9 +59,15 @@ struct edge_walk {
 
 int edge_next(struct edge_walk *w, double d, double *next, double *res);
 
+/* The arrays a GPU's timeline is worked out in, kept from one window's
+ * breakdown to the next (breakdown_gpu.c); NULL when out of memory. */
+struct gpu_timeline_work;
+struct gpu_timeline_work *gpu_timeline_work_new(void);
+void gpu_timeline_work_free(struct gpu_timeline_work *work);
+
 /* The fused busy/idle timeline of one GPU (breakdown_gpu.c); *base_res:
  * the resolution an edge would have with the best signal present. work:
- * the arrays to work in (breakdown.h), NULL for this call's own. 0, or -1
+ * the arrays to work in (above), NULL for this call's own. 0, or -1
  * when out of memory. */
 int breakdown_gpu_timeline(const struct analysis_options *o, const struct window_gpu *g,
                            const struct gpu_sample *smp, long n, int medium_every_tick,

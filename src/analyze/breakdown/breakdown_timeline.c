@@ -72,6 +72,11 @@ void tl_free(struct timeline *tl)
     memset(tl, 0, sizeof *tl);
 }
 
+void tl_reset(struct timeline *tl)
+{
+    tl->n = 0;
+}
+
 unsigned char tl_at(const struct timeline *tl, double x)
 {
     int lo = 0, hi = tl->n - 1;         /* last interval starting at or before x */

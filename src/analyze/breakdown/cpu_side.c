@@ -72,11 +72,8 @@ void cpu_side_overlap(const struct timeline *cpu, const struct breakdown *bd, do
     }
 }
 
-double *cpu_side_runq_rates(const struct host_sample *h, long n)
+void cpu_side_runq_rates(const struct host_sample *h, long n, double *rate)
 {
-    double *rate = malloc(sizeof *rate * (size_t)(n > 0 ? n : 1));
-    if (!rate)
-        return NULL;
     for (long j = 0; j < n; j++)
         rate[j] = NAN;
     long prev = -1;              /* the last reading */
@@ -109,5 +106,4 @@ double *cpu_side_runq_rates(const struct host_sample *h, long n)
             flat_from = tk;
         prev = k;
     }
-    return rate;
 }

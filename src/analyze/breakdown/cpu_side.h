@@ -47,15 +47,14 @@ unsigned char cpu_side_decide(double proc_busy_cores, double cpu_busy_pct, int t
                               const struct cpu_interval *c);
 
 /* The tree's run-queue delay as a rate (cores waiting) over each interval
- * (t[j-1], t[j]] of h: element j of a malloc'ed array of n (element 0
- * unused), NAN where the trace has no reading around it; NULL when out of
- * memory. The kernel adds a thread's wait to schedstat only when the thread
+ * (t[j-1], t[j]] of h: rate[j] of n (element 0 unused), NAN where the
+ * trace has no reading around it. The kernel adds a thread's wait to schedstat only when the thread
  * gets a CPU, so a starved thread's delay arrives in jumps after long
  * flat stretches: a growth G seen at a reading is spread back over the
  * time since the previous growth, but no further back than G itself (each
  * thread's wait that ended there began at most G before). Readings the
  * recorder skipped (an empty cell) are bridged the same way. */
-double *cpu_side_runq_rates(const struct host_sample *h, long n);
+void cpu_side_runq_rates(const struct host_sample *h, long n, double *rate);
 
 /* Settles the closed CPU-side timeline of a window: without a traced tree,
  * segments shorter than the host figure's 100 ms are merged (a host
