@@ -37,8 +37,16 @@ expect_eq "analyze 64 GPUs: GPU 17's bus id (PCI domain 2)" "$(grep '^gpu 17: ' 
 # Constant power, so every mean is exact up to the recorder's stamp jitter:
 # each row is stamped just before its GPU's counter is read, and a loaded
 # (sanitized) run can be preempted in between (seen: 74.9 W and 500.1 W,
-# 0.13 % and 0.02 %). Each mean, and the total, within 0.2 %.
-expect_eq "analyze 64 GPUs: 63 windows lines at 75 W (+-0.1)" "$(grep -cE '^  gpu [0-9]*: .*, mean power 7(5\.0|5\.1|4\.9) W,' a.txt)" 63
+# 0.13 % and 0.02 %; a stalled ASan run, ticks 41 ms late, moved four
+# idle GPUs to 73.5-74.9 W, inside their printed +-). The promise: each
+# idle GPU's energy within its printed +- of 75 W over the window; and
+# the median GPU, like the total, within 0.2 %.
+dur=$(sed -n 's/^duration_s=//p' a.txt)
+expect_eq "analyze 64 GPUs: 63 idle GPUs, each 75 W x duration inside its +-" \
+  "$(awk -v d="$dur" '/^  gpu [0-9]+: energy / && !/^  gpu 63:/ { e = $4; u = $6; sub(/^\+-/, "", u)
+       n++; if (e - 75 * d > u + 0 || 75 * d - e > u + 0) bad++ } END { print n + 0, bad + 0 }' a.txt)" "63 0"
+expect_eq "analyze 64 GPUs: the idle GPUs' median mean power 75 W (+-0.1)" \
+  "$(sed -n 's/^  gpu [0-9]*: .*, mean power \([0-9.]*\) W,.*/\1/p' a.txt | head -63 | sort -n | sed -n 32p | grep -cE '^7(5\.0|5\.1|4\.9)$')" 1
 expect_match "analyze 64 GPUs: GPU 63 computes, util 100%" '^  gpu 63: .*, mean power [0-9.]+ W, util 100\.0%' "$(grep '^  gpu 63: ' a.txt)"
 w63=$(sed -n 's/^  gpu 63: .*, mean power \([0-9.]*\) W,.*/\1/p' a.txt)
 check "analyze 64 GPUs: GPU 63 at 500 W (+-1): $w63" near "$w63" 500 1.0
