@@ -93,6 +93,8 @@ struct breakdown {
     int from_kernels;            /* the GPU-busy signal came from traced kernels (kernels_busy.h)
                                     on every GPU with a signal: totals exact to the us */
     int nseg;                    /* at most BREAKDOWN_MAX_SEGMENTS */
+    int outline_of;              /* > 0: the segments are an outline drawn from this many
+                                    (a flickering window), the totals still the breakdown's */
     struct segment *seg;         /* nseg of them, its own (malloc'd; breakdown_release frees
                                     them, window_release a window's): room for every possible
                                     segment in each of a window's breakdowns made a window

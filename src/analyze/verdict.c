@@ -173,6 +173,15 @@ static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *b
         if (!terse && len < cap)
             len = num_format_append(buf, cap, len, " (%.0f ms)", bd->ms[k]);
     }
+    /* an outline (a flickering window) may have absorbed a class whole */
+    for (int k = 0; bd->outline_of > 0 && k < CLASS_COUNT && len < cap; k++) {
+        if (seen[k] || !(bd->ms[k] > 0))
+            continue;
+        len = num_format_append(buf, cap, len, "%s%.0f%% %s", nclass++ ? ", " : "", 100 * bd->ms[k] / dur_ms,
+                                time_class_name((enum time_class)k));
+        if (!terse && len < cap)
+            len = num_format_append(buf, cap, len, " (%.0f ms)", bd->ms[k]);
+    }
     if (!in_order && nclass > 1 && len < cap)
         len = num_format_append(buf, cap, len, ", interleaved");
     if (len < cap && !terse)

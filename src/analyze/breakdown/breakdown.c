@@ -187,11 +187,17 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     for (int i = 0; i < cls->n; i++)
         exact[cls->st[i] & ~CLS_SPIN] += cls->x[i + 1] - cls->x[i];
     /* A segment shorter than the edges' resolution cannot be told from
-     * noise: it joins its predecessor (the first its successor). Too many segments (a flickering
-     * signal): the same, doubling the length absorbed until they fit. A
-     * not-recorded span is exact (it ends at a reading's stamp): it is
-     * never absorbed, and never grows by absorbing recorded time (a short
-     * segment after it joins its successor). */
+     * noise: it joins its predecessor (the first its successor); the
+     * classes' totals are taken then. Too many segments (a flickering
+     * signal): the same, doubling the length absorbed until they fit, for
+     * the outline only: a window over a whole run, its GPU busy a second
+     * in every five thousand times, was absorbed into its first segment,
+     * "100% waiting" for a run 17% busy. A not-recorded span is exact (it
+     * ends at a reading's stamp): it is never absorbed, and never grows by
+     * absorbing recorded time (a short segment after it joins its
+     * successor). */
+    double denoised[CLASS_COUNT] = { 0 };
+    int denoised_n = 0;
     double shortest = isfinite(base_res) && base_res > 0 ? base_res : d / 1024;
     for (int pass = 0; pass == 0 || cls->n > BREAKDOWN_MAX_SEGMENTS; pass++, shortest *= 2) {
         int k = 0;
@@ -217,6 +223,10 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
         }
         cls->x[k] = d;
         cls->n = k;
+        for (int i = 0; pass == 0 && i < cls->n; i++)
+            denoised[cls->st[i] & ~CLS_SPIN] += cls->x[i + 1] - cls->x[i];
+        if (pass == 0)
+            denoised_n = cls->n;
     }
     struct segment *seg = malloc(sizeof *seg * (size_t)(cls->n ? cls->n : 1));
     if (!seg)
@@ -231,16 +241,14 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
         s->end_ms = cls->x[i + 1];
         s->cls = (enum time_class)(cls->st[i] & ~CLS_SPIN);
         s->reason = cls->st[i] & CLS_SPIN ? gpu_spin_reason : NULL;
-        bd->ms[s->cls] += s->end_ms - s->start_ms;
         if (i > 0 && cls->res[i] > bd->resolution_ms)
             bd->resolution_ms = cls->res[i];
     }
     if (cls->n <= 1 || base_res > bd->resolution_ms)
         bd->resolution_ms = cls->n <= 1 ? base_res : fmax_inline(bd->resolution_ms, 0);
-    if (exact_totals) {
-        memcpy(bd->ms, exact, sizeof bd->ms);
-        bd->from_kernels = 1;
-    }
+    memcpy(bd->ms, exact_totals ? exact : denoised, sizeof bd->ms);
+    bd->from_kernels = exact_totals;
+    bd->outline_of = cls->n < denoised_n ? denoised_n : 0;
     return 0;
 }
 
@@ -536,6 +544,8 @@ const char *breakdown_segments_text(const struct breakdown *bd, int max_shown, c
 {
     size_t len = 0;
     buf[0] = '\0';
+    if (bd->outline_of > 0)
+        len = num_format_append(buf, cap, len, "an outline of %d: ", bd->outline_of);
     for (int i = 0; i < bd->nseg && len < cap; i++) {
         if (i == max_shown) {
             len = num_format_append(buf, cap, len, ", ... %d more", bd->nseg - i);

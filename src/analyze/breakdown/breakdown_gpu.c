@@ -541,7 +541,7 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
     if (rc == 0)
         rc = fuse_timeline(k, use, d, out, work);
     if (rc == 0)
-        gpu_spin_mark(smp, n, t0, d, R[SIG_UTIL], out);
+        rc = gpu_spin_mark(smp, n, t0, d, R[SIG_UTIL], out);
     if (work == &own)
         work_release(&own);
     return rc;

@@ -28,9 +28,10 @@
 /* Turns the stretches of tl (one GPU over [0, d] ms from t0 ns) that the
  * GPM spans whole inside [0, d] show spinning into ST_SPIN (an idle one
  * too: SM activity may have outvoted utilization there). Utilization is
- * read util_lag_ms later than the span it describes (its period). */
-void gpu_spin_mark(const struct gpu_sample *smp, long n, double t0, double d, double util_lag_ms,
-                   struct timeline *tl);
+ * read util_lag_ms later than the span it describes (its period). 0, or
+ * -1 when out of memory (tl unchanged). */
+int gpu_spin_mark(const struct gpu_sample *smp, long n, double t0, double d, double util_lag_ms,
+                  struct timeline *tl);
 
 /* "gpu-spin" */
 extern const char gpu_spin_reason[];

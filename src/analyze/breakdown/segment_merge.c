@@ -76,6 +76,8 @@ int segment_placed(const struct breakdown *bd, int i)
 
 int segments_in_order(const struct breakdown *bd)
 {
+    if (bd->outline_of > 0)
+        return 0;                         /* an outline hides the order */
     int done[CLASS_COUNT] = { 0 };
     int prev = -1;                        /* the class of the last placed segment */
     for (int i = 0; i < bd->nseg; i++) {

@@ -172,22 +172,24 @@ int capture_window_tape(struct ctx *c, struct window *w, int64_t t0, int64_t t1)
 }
 
 /* Samples [first, first + n) of s (held), decoded in run r: the whole
- * blocks they lie in join the run where they meet or overlap it (the
- * samples before them dropped), else start it afresh. Returns sample
- * first's record, NULL when out of memory. */
+ * blocks they lie in join the run where they meet or overlap it, else
+ * start it afresh; what lies before them is dropped only when the run
+ * needs the room (a long window's samples stay for the short ones inside
+ * it, rather than being moved down for each). Returns sample first's
+ * record, NULL when out of memory. */
 static void *decoded_samples(const struct sample_store *s, struct decoded_run *r, long first, long n)
 {
     long lo = first / STORE_BLOCK * STORE_BLOCK;
     long hi = (first + n + STORE_BLOCK - 1) / STORE_BLOCK * STORE_BLOCK;
     if (hi > s->end)
         hi = s->end;
-    if (lo < r->from || lo > r->to) {
+    if (lo < r->from || lo > r->to)
         r->from = r->to = lo;
-    } else if (lo > r->from) {
-        memmove(r->buf, (char *)r->buf + (size_t)(lo - r->from) * s->rec, (size_t)(r->to - lo) * s->rec);
-        r->from = lo;
-    }
     if (hi > r->to) {
+        if (hi - r->from > r->cap && lo > r->from) {
+            memmove(r->buf, (char *)r->buf + (size_t)(lo - r->from) * s->rec, (size_t)(r->to - lo) * s->rec);
+            r->from = lo;
+        }
         if (array_grow(&r->buf, &r->cap, hi - r->from, s->rec) != 0) {
             r->from = r->to = 0;
             return NULL;
