@@ -284,6 +284,8 @@ static void json_breakdown(FILE *out, const struct breakdown *bd)
         fputs("null", out);
     if (bd->from_kernels)              /* only where kernels were traced: other windows as before */
         fprintf(out, ",\"collective_ms\":%.3f,\"source\":\"kernels\"", bd->ms[CLASS_COLLECTIVE]);
+    if (bd->outline_of > 0)            /* only where the segments are an outline: the same */
+        fprintf(out, ",\"outline_of\":%d", bd->outline_of);
     fputs("},\"segments\":[", out);
     for (int i = 0; i < bd->nseg; i++) {
         fprintf(out, "%s{\"start_ms\":%.3f,\"end_ms\":%.3f,\"class\":\"%s\"", i ? "," : "",

@@ -27,6 +27,9 @@ expect_match "whole run: the answer names all three classes, interleaved" \
 # the same in the --windows table and JSON
 "$FLINCH" analyze --csv run.csv --start begin --end end --format json >a.json 2>err.txt
 expect_eq "whole run, json: exit 0" "$?" 0
-expect_eq "whole run, json: compute_ms as the text says" \
-  "$(python3 -c 'import json,sys; w=json.load(open("a.json"))["windows"][0]; print("%.1f" % w["breakdown"]["compute_ms"])' 2>&1)" \
-  "$compute"
+expect_eq "whole run, json: compute_ms as the text says, and outline_of" \
+  "$(python3 -c 'import json,sys; w=json.load(open("a.json"))["windows"][0]; b=w["breakdown"]; print("%.1f %d %d" % (b["compute_ms"], b["outline_of"], len(w["segments"])))' 2>&1)" \
+  "$compute $(sed -n 's/^  segments: an outline of \([0-9]*\): .*/\1/p' a.txt) $(grep '^  segments:' a.txt | grep -o ', then ' | wc -l | awk '{ print $1 + 1 }')"
+"$FLINCH" analyze --csv run.csv --start infer_start --end first_token --format json >b.json 2>err.txt
+expect_eq "short windows, json: no outline_of" \
+  "$(python3 -c 'import json; print(sum("outline_of" in w["breakdown"] for w in json.load(open("b.json"))["windows"] if w["breakdown"]))' 2>&1)" 0

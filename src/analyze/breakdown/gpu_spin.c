@@ -76,9 +76,10 @@ int gpu_spin_mark(const struct gpu_sample *smp, long n, double t0, double d, dou
         first++;
     if (first == n || tl->n == 0)
         return 0;                        /* no GPM span: most traces */
-    int *spans = calloc((size_t)tl->n * 2, sizeof *spans), *spins = spans + tl->n;
+    int *spans = calloc((size_t)tl->n * 2, sizeof *spans);
     if (!spans)
         return -1;
+    int *spins = spans + tl->n;
     int in_order = 1;
     for (long i = 1; i < n && in_order; i++)
         in_order = smp[i].t >= smp[i - 1].t;

@@ -36,15 +36,33 @@ static int idle_before(const struct timeline *tl, int p, const struct gpu_sample
     return 0;
 }
 
+/* The first stretch of tl that ends after x (tl->n when none). */
+static int first_ending_after(const struct timeline *tl, double x)
+{
+    int lo = 0, hi = tl->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (tl->x[mid + 1] > x)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 /* The slow stretch [lo, hi] (one run of slow readings) against the busy
  * intervals of tl: groups of busy time with no gap longer than res between
- * them; a group holding more than res is slow compute. */
+ * them; a group holding more than res is slow compute. Only the stretches
+ * that meet [lo, hi] are walked (a window over a whole run has thousands
+ * of runs and of stretches), then the last group is closed. */
 static void count_run(const struct timeline *tl, double lo, double hi, const struct gpu_sample *smp,
                       long n, int every_tick, double t0, double res, struct window_gpu *g)
 {
     double group = 0, group_from = NAN, last_end = NAN;
     int group_idle = 0;
-    for (int p = 0; p <= tl->n; p++) {
+    for (int p = first_ending_after(tl, lo); p <= tl->n; p++) {
+        if (p < tl->n && tl->x[p] >= hi)
+            p = tl->n;                   /* the rest lie past the run */
         double a = p < tl->n ? fmax(tl->x[p], lo) : INFINITY, b = p < tl->n ? fmin(tl->x[p + 1], hi) : INFINITY;
         int busy = p < tl->n && tl->st[p] == ST_BUSY && b > a;
         /* a group ends at a gap longer than res, or after the last interval */
