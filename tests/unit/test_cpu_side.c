@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <time.h>
+
 #include "check.h"
 #include "cpu_side.h"
 #include "proc_runq.h"
@@ -134,6 +136,150 @@ static void test_merge(void)
     segment_merge_short(&g, 100);
     CHECK(g.n == 1 && g.x[1] == 40);
     tl_free(&g);
+}
+
+/* The shortest-first merge as first written (a walk over every piece
+ * after each merge), the reference for the list-and-heap one. */
+static void ref_drop(struct timeline *tl, int k)
+{
+    memmove(&tl->x[k], &tl->x[k + 1], sizeof *tl->x * (size_t)(tl->n - k));
+    memmove(&tl->res[k], &tl->res[k + 1], sizeof *tl->res * (size_t)(tl->n - k));
+    memmove(&tl->st[k], &tl->st[k + 1], (size_t)(tl->n - k - 1));
+    tl->n--;
+}
+
+static void ref_coalesce(struct timeline *tl)
+{
+    for (int k = tl->n - 1; k > 0; k--)
+        if (tl->st[k] == tl->st[k - 1])
+            ref_drop(tl, k);
+}
+
+static void ref_merge_short(struct timeline *tl, double shortest)
+{
+    ref_coalesce(tl);
+    while (tl->n > 1) {
+        int i = -1;
+        double best = shortest;
+        for (int k = 0; k < tl->n; k++)
+            if (tl->x[k + 1] - tl->x[k] < best) {
+                best = tl->x[k + 1] - tl->x[k];
+                i = k;
+            }
+        if (i < 0)
+            break;
+        int to = i == 0 ? 1 : i == tl->n - 1 ? i - 1 : tl->st[i - 1] == tl->st[i + 1] ? i - 1
+                 : tl->x[i + 2] - tl->x[i + 1] > tl->x[i] - tl->x[i - 1] ? i + 1 : i - 1;
+        tl->st[i] = tl->st[to];
+        ref_coalesce(tl);
+    }
+}
+
+/* A random timeline of n pieces of 1-3 states, lengths from a few values
+ * (ties) or any, resolutions distinct. */
+static void random_timeline(struct timeline *tl, int n, int nstates, int ties)
+{
+    static const unsigned char states[] = { ST_IDLE, ST_BUSY, CPU_ST_STARVED };
+    double x = 0;
+    for (int i = 0; i < n; i++) {
+        tl_push(tl, x, (double)i, states[check_rand() % (uint64_t)nstates]);
+        x += ties ? (double)(10 * (1 + check_rand() % 12)) : 1 + (double)(check_rand() % 250000) / 1000;
+    }
+    tl_close(tl, x);
+}
+
+static void test_merge_same_as_walk(void)
+{
+    int bad = 0, merged = 0;
+    for (int rep = 0; rep < 3000; rep++) {
+        struct timeline a = { 0 }, b = { 0 };
+        random_timeline(&a, 1 + (int)(check_rand() % 60), 1 + rep % 3, rep % 2);
+        for (int i = 0; i < a.n; i++)
+            tl_push(&b, a.x[i], a.res[i], a.st[i]);
+        tl_close(&b, a.x[a.n]);
+        int before = a.n;
+        double shortest = (double)(20 + check_rand() % 150);
+        segment_merge_short(&a, shortest);
+        ref_merge_short(&b, shortest);
+        bad += a.n != b.n || memcmp(a.x, b.x, sizeof *a.x * (size_t)(a.n + 1)) != 0
+               || memcmp(a.res, b.res, sizeof *a.res * (size_t)a.n) != 0 || memcmp(a.st, b.st, (size_t)a.n) != 0;
+        merged += a.n < before;
+        tl_free(&a);
+        tl_free(&b);
+    }
+    CHECK(bad == 0);
+    CHECK(merged > 1000);
+}
+
+static void ref_merge_isolated(struct timeline *tl, unsigned char st, unsigned char around, double shortest)
+{
+    ref_coalesce(tl);
+    for (int k = 0; tl->n > 1 && k < tl->n; k++) {
+        double len = tl->x[k + 1] - tl->x[k];
+        if (tl->st[k] != st || len >= shortest)
+            continue;
+        int ok = 1;
+        if (k > 0)
+            ok &= tl->st[k - 1] == around && tl->x[k] - tl->x[k - 1] >= len;
+        if (k + 1 < tl->n)
+            ok &= tl->st[k + 1] == around && tl->x[k + 2] - tl->x[k + 1] >= len;
+        if (!ok)
+            continue;
+        tl->st[k] = around;
+        ref_coalesce(tl);
+        k = -1;
+    }
+}
+
+static void test_isolated_same_as_walk(void)
+{
+    int bad = 0, merged = 0;
+    for (int rep = 0; rep < 3000; rep++) {
+        struct timeline a = { 0 }, b = { 0 };
+        random_timeline(&a, 1 + (int)(check_rand() % 60), 2 + rep % 2, rep % 2);
+        for (int i = 0; i < a.n; i++)
+            tl_push(&b, a.x[i], a.res[i], a.st[i]);
+        tl_close(&b, a.x[a.n]);
+        int before = a.n;
+        double shortest = (double)(20 + check_rand() % 150);
+        segment_merge_isolated(&a, ST_BUSY, ST_IDLE, shortest);
+        ref_merge_isolated(&b, ST_BUSY, ST_IDLE, shortest);
+        bad += a.n != b.n || memcmp(a.x, b.x, sizeof *a.x * (size_t)(a.n + 1)) != 0
+               || memcmp(a.res, b.res, sizeof *a.res * (size_t)a.n) != 0 || memcmp(a.st, b.st, (size_t)a.n) != 0;
+        merged += a.n < before;
+        tl_free(&a);
+        tl_free(&b);
+    }
+    CHECK(bad == 0);
+    CHECK(merged > 500);
+}
+
+/* CPU seconds to merge a host figure hovering at its threshold: n pieces
+ * of 10 ms, in either state at random, against 100 ms; least of 3. */
+static double merge_seconds(int n)
+{
+    double best = INFINITY;
+    for (int run = 0; run < 3; run++) {
+        struct timeline tl = { 0 };
+        for (int i = 0; i < n; i++)
+            tl_push(&tl, 10.0 * i, 5, check_rand() % 2 ? ST_BUSY : ST_IDLE);
+        tl_close(&tl, 10.0 * n);
+        clock_t c = clock();
+        segment_merge_short(&tl, 100);
+        best = fmin(best, (double)(clock() - c) / CLOCKS_PER_SEC);
+        CHECK(tl.n >= 1 && tl.n < n / 10);
+        tl_free(&tl);
+    }
+    return best;
+}
+
+/* A whole run's host figure: 4x the pieces cost ~4x, not the walk's 16x
+ * (0.52 s for 80,000 samples); bound 8x, plus 20 ms for the clock's grain. */
+static void test_merge_linear(void)
+{
+    double small = merge_seconds(100000), big = merge_seconds(400000);
+    if (!CHECK(big <= 8 * small + 0.02))
+        fprintf(stderr, "    100000 pieces: %.3f s, 400000: %.3f s\n", small, big);
 }
 
 /* Starved pieces between idle stretches: a wake-up's wait, dropped when
@@ -361,6 +507,9 @@ int main(void)
     run_test("cpu side: the job's running and run-queue time, else the saturated host", test_decide);
     run_test("cpu side: run-queue delay spread back over its flat time", test_runq_rates);
     run_test("segment merge: short segments into their neighbours, shortest first", test_merge);
+    run_test("segment merge: the list and heap merge as the walk did", test_merge_same_as_walk);
+    run_test("segment merge: a whole run's flapping host figure, in linear time", test_merge_linear);
+    run_test("segment merge: isolated pieces as the walk dropped them", test_isolated_same_as_walk);
     run_test("cpu side: a short starved piece between sleeps is dropped", test_merge_isolated);
     run_test("proc_runq: a thread runnable and not run between passes waited", test_runq_step);
     run_test("segment order: then, or interleaved", test_order);
