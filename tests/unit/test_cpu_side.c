@@ -138,43 +138,6 @@ static void test_merge(void)
     tl_free(&g);
 }
 
-/* The shortest-first merge as first written (a walk over every piece
- * after each merge), the reference for the list-and-heap one. */
-static void ref_drop(struct timeline *tl, int k)
-{
-    memmove(&tl->x[k], &tl->x[k + 1], sizeof *tl->x * (size_t)(tl->n - k));
-    memmove(&tl->res[k], &tl->res[k + 1], sizeof *tl->res * (size_t)(tl->n - k));
-    memmove(&tl->st[k], &tl->st[k + 1], (size_t)(tl->n - k - 1));
-    tl->n--;
-}
-
-static void ref_coalesce(struct timeline *tl)
-{
-    for (int k = tl->n - 1; k > 0; k--)
-        if (tl->st[k] == tl->st[k - 1])
-            ref_drop(tl, k);
-}
-
-static void ref_merge_short(struct timeline *tl, double shortest)
-{
-    ref_coalesce(tl);
-    while (tl->n > 1) {
-        int i = -1;
-        double best = shortest;
-        for (int k = 0; k < tl->n; k++)
-            if (tl->x[k + 1] - tl->x[k] < best) {
-                best = tl->x[k + 1] - tl->x[k];
-                i = k;
-            }
-        if (i < 0)
-            break;
-        int to = i == 0 ? 1 : i == tl->n - 1 ? i - 1 : tl->st[i - 1] == tl->st[i + 1] ? i - 1
-                 : tl->x[i + 2] - tl->x[i + 1] > tl->x[i] - tl->x[i - 1] ? i + 1 : i - 1;
-        tl->st[i] = tl->st[to];
-        ref_coalesce(tl);
-    }
-}
-
 /* A random timeline of n pieces of 1-3 states, lengths from a few values
  * (ties) or any, resolutions distinct. */
 static void random_timeline(struct timeline *tl, int n, int nstates, int ties)
@@ -188,19 +151,38 @@ static void random_timeline(struct timeline *tl, int n, int nstates, int ties)
     tl_close(tl, x);
 }
 
-static void test_merge_same_as_walk(void)
+/* A copy of a closed timeline. */
+static void copy_timeline(struct timeline *to, const struct timeline *from)
+{
+    for (int i = 0; i < from->n; i++)
+        tl_push(to, from->x[i], from->res[i], from->st[i]);
+    tl_close(to, from->x[from->n]);
+}
+
+static void isolated_busy(struct timeline *tl, double shortest)
+{
+    segment_merge_isolated(tl, ST_BUSY, ST_IDLE, shortest);
+}
+
+static void isolated_busy_walk(struct timeline *tl, double shortest)
+{
+    segment_merge_isolated_walk(tl, ST_BUSY, ST_IDLE, shortest);
+}
+
+/* merge and the walk it replaced (kept in segment_merge.c) give the same
+ * timelines on 3,000 random ones (1-3 states, lengths with ties or not);
+ * returns how many merged something. */
+static int same_as_walk(void (*merge)(struct timeline *, double), void (*walk)(struct timeline *, double))
 {
     int bad = 0, merged = 0;
     for (int rep = 0; rep < 3000; rep++) {
         struct timeline a = { 0 }, b = { 0 };
         random_timeline(&a, 1 + (int)(check_rand() % 60), 1 + rep % 3, rep % 2);
-        for (int i = 0; i < a.n; i++)
-            tl_push(&b, a.x[i], a.res[i], a.st[i]);
-        tl_close(&b, a.x[a.n]);
+        copy_timeline(&b, &a);
         int before = a.n;
         double shortest = (double)(20 + check_rand() % 150);
-        segment_merge_short(&a, shortest);
-        ref_merge_short(&b, shortest);
+        merge(&a, shortest);
+        walk(&b, shortest);
         bad += a.n != b.n || memcmp(a.x, b.x, sizeof *a.x * (size_t)(a.n + 1)) != 0
                || memcmp(a.res, b.res, sizeof *a.res * (size_t)a.n) != 0 || memcmp(a.st, b.st, (size_t)a.n) != 0;
         merged += a.n < before;
@@ -208,50 +190,17 @@ static void test_merge_same_as_walk(void)
         tl_free(&b);
     }
     CHECK(bad == 0);
-    CHECK(merged > 1000);
+    return merged;
 }
 
-static void ref_merge_isolated(struct timeline *tl, unsigned char st, unsigned char around, double shortest)
+static void test_merge_same_as_walk(void)
 {
-    ref_coalesce(tl);
-    for (int k = 0; tl->n > 1 && k < tl->n; k++) {
-        double len = tl->x[k + 1] - tl->x[k];
-        if (tl->st[k] != st || len >= shortest)
-            continue;
-        int ok = 1;
-        if (k > 0)
-            ok &= tl->st[k - 1] == around && tl->x[k] - tl->x[k - 1] >= len;
-        if (k + 1 < tl->n)
-            ok &= tl->st[k + 1] == around && tl->x[k + 2] - tl->x[k + 1] >= len;
-        if (!ok)
-            continue;
-        tl->st[k] = around;
-        ref_coalesce(tl);
-        k = -1;
-    }
+    CHECK(same_as_walk(segment_merge_short, segment_merge_short_walk) > 1000);
 }
 
 static void test_isolated_same_as_walk(void)
 {
-    int bad = 0, merged = 0;
-    for (int rep = 0; rep < 3000; rep++) {
-        struct timeline a = { 0 }, b = { 0 };
-        random_timeline(&a, 1 + (int)(check_rand() % 60), 2 + rep % 2, rep % 2);
-        for (int i = 0; i < a.n; i++)
-            tl_push(&b, a.x[i], a.res[i], a.st[i]);
-        tl_close(&b, a.x[a.n]);
-        int before = a.n;
-        double shortest = (double)(20 + check_rand() % 150);
-        segment_merge_isolated(&a, ST_BUSY, ST_IDLE, shortest);
-        ref_merge_isolated(&b, ST_BUSY, ST_IDLE, shortest);
-        bad += a.n != b.n || memcmp(a.x, b.x, sizeof *a.x * (size_t)(a.n + 1)) != 0
-               || memcmp(a.res, b.res, sizeof *a.res * (size_t)a.n) != 0 || memcmp(a.st, b.st, (size_t)a.n) != 0;
-        merged += a.n < before;
-        tl_free(&a);
-        tl_free(&b);
-    }
-    CHECK(bad == 0);
-    CHECK(merged > 500);
+    CHECK(same_as_walk(isolated_busy, isolated_busy_walk) > 500);
 }
 
 /* CPU seconds to merge a host figure hovering at its threshold: n pieces

@@ -35,10 +35,8 @@ static void coalesce_runs(struct timeline *tl)
     tl->n = k;
 }
 
-/* The shortest-first merge as first written: the shortest piece found by
- * a walk over all of them, after each merge. Quadratic: only where the
- * list below cannot get its memory. */
-static void merge_short_walk(struct timeline *tl, double shortest)
+/* See segment_merge.h. */
+void segment_merge_short_walk(struct timeline *tl, double shortest)
 {
     coalesce(tl);
     while (tl->n > 1) {
@@ -68,9 +66,8 @@ static void merge_short_walk(struct timeline *tl, double shortest)
     }
 }
 
-/* The isolated pieces' merge as first written: a walk from the start
- * after each change. Quadratic: only where the list cannot get memory. */
-static void isolated_walk(struct timeline *tl, unsigned char st, unsigned char around, double shortest)
+/* See segment_merge.h. */
+void segment_merge_isolated_walk(struct timeline *tl, unsigned char st, unsigned char around, double shortest)
 {
     coalesce(tl);
     for (int k = 0; tl->n > 1 && k < tl->n; k++) {
@@ -128,6 +125,22 @@ static struct piece_key heap_pop(struct piece_key *h, int *n)
     return top;
 }
 
+/* The pieces left in the list, in its order, back into tl's arrays.
+ * Piece 0 is never merged away (a join keeps the left piece), and the
+ * list only goes forward, so each piece moves down or stays. */
+static void list_to_timeline(struct timeline *tl, const int *next)
+{
+    int k = 0, n = tl->n;
+    for (int i = 0; i >= 0; i = next[i]) {
+        tl->x[k] = tl->x[i];
+        tl->res[k] = tl->res[i];
+        tl->st[k++] = tl->st[i];
+    }
+    tl->x[k] = tl->x[n];
+    tl->res[k] = tl->res[n];
+    tl->n = k;
+}
+
 static double piece_len(const double *x, const int *next, double end, int i)
 {
     return (next[i] >= 0 ? x[next[i]] : end) - x[i];
@@ -150,7 +163,7 @@ void segment_merge_short(struct timeline *tl, double shortest)
     if (!next || !heap) {
         free(next);
         free(heap);
-        merge_short_walk(tl, shortest);
+        segment_merge_short_walk(tl, shortest);
         return;
     }
     int *prev = next + n, *ver = prev + n, nheap = 0, alive = n;
@@ -191,15 +204,7 @@ void segment_merge_short(struct timeline *tl, double shortest)
         if (len < shortest)
             heap_push(heap, &nheap, (struct piece_key){ len, x[j], j, ver[j] });
     }
-    int k = 0;                           /* piece 0 is never merged away: joins keep the left one */
-    for (int i = 0; i >= 0; i = next[i]) {
-        x[k] = x[i];
-        tl->res[k] = tl->res[i];
-        tl->st[k++] = tl->st[i];
-    }
-    x[k] = end;
-    tl->res[k] = tl->res[n];
-    tl->n = k;
+    list_to_timeline(tl, next);
     free(next);
     free(heap);
 }
@@ -231,7 +236,7 @@ void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char
     if (!next || !heap) {
         free(next);
         free(heap);
-        isolated_walk(tl, st, around, shortest);
+        segment_merge_isolated_walk(tl, st, around, shortest);
         return;
     }
     int *prev = next + n, nheap = 0, alive = n;
@@ -268,15 +273,7 @@ void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char
                 heap_push(heap, &nheap, (struct piece_key){ x[k], x[k], k, 0 });
         }
     }
-    int k = 0;                           /* piece 0 is never merged away */
-    for (int i = 0; i >= 0; i = next[i]) {
-        x[k] = x[i];
-        tl->res[k] = tl->res[i];
-        tl->st[k++] = tl->st[i];
-    }
-    x[k] = end;
-    tl->res[k] = tl->res[n];
-    tl->n = k;
+    list_to_timeline(tl, next);
     free(next);
     free(heap);
 }

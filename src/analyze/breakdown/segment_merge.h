@@ -27,6 +27,13 @@ void segment_merge_short(struct timeline *tl, double shortest);
  * A timeline of one segment is left as it is. */
 void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char around, double shortest);
 
+/* The same two merges as first written, a walk over every piece after
+ * each change: quadratic in the pieces, kept for where the list the
+ * merges above use cannot get its memory, and as the reference their
+ * unit test compares them with. */
+void segment_merge_short_walk(struct timeline *tl, double shortest);
+void segment_merge_isolated_walk(struct timeline *tl, unsigned char st, unsigned char around, double shortest);
+
 /* Whether segment I is long enough to say where it lies: not shorter than
  * the breakdown's edge resolution. A 5 ms tail of waiting behind edges of
  * +-45 ms may lie anywhere in them, so it cannot make "A, then B" false,
