@@ -488,6 +488,9 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
     }
     int rc = 0;
     int levels = isfinite(frac_of(g->idle_w + 1, g->idle_w, g->busy_w));
+    /* SM activity only in a window that holds enough GPM spans whole
+     * (gpm_window judged them, g->gpm) */
+    int smact = g->gpm.status == GPM_OK;
     /* each reading goes straight into its signal's runs (SIG_COUNTER has
      * none: counter_spans reads the samples) */
     for (long i = 0; i < n && rc == 0; i++) {
@@ -498,7 +501,7 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
         if (levels && !isnan(p->power_instant_w))
             rc |= runs_add(&rd[SIG_POWER], &k[SIG_POWER], x, fig.power_window_ms,
                            level_state(o, frac_of(p->power_instant_w, g->idle_w, g->busy_w)));
-        if (!isnan(p->sm_active_pct))
+        if (smact && !isnan(p->sm_active_pct))
             rc |= runs_add(&rd[SIG_SMACT], &k[SIG_SMACT], x, nz(p->gpm_span_ms, 0),
                            p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
         /* utilization and reasons only where read, not repeated */
@@ -540,7 +543,7 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
         *base_res = k[SIG_AVERAGE].half_width + d;
     if (rc == 0)
         rc = fuse_timeline(k, use, d, out, work);
-    if (rc == 0)
+    if (rc == 0 && smact)
         rc = gpu_spin_mark(smp, n, t0, d, R[SIG_UTIL], out);
     if (work == &own)
         work_release(&own);

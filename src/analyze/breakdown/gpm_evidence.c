@@ -75,12 +75,6 @@ void gpm_window(struct window *w)
         while (hi > lo && smp[hi - 1].t >= w->t_end_ns)
             hi--;
         gpu_evidence(smp + lo, hi - lo + 1, (double)w->t_start_ns, (double)w->t_end_ns, &g->gpm);
-        if (g->gpm.status != GPM_OK)
-            for (long j = 0; j < wt->ngpu_samples[k]; j++)
-                if (!isnan(wt->gpu[k][j].sm_active_pct)) {
-                    wt->gpu[k][j].sm_active_pct = NAN;
-                    wt->gpu_written[k] = 1;
-                }
     }
 }
 

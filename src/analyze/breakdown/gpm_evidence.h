@@ -19,9 +19,8 @@
 
 #define GPM_MIN_SPANS 2
 
-/* Fills every w->gpu[i].gpm from w->tape (before breakdown_window), and
- * takes SM activity out of the tape of a GPU whose evidence is not
- * GPM_OK so that the breakdown does not use it. */
+/* Fills every w->gpu[i].gpm from w->tape (before breakdown_window, which
+ * uses a GPU's SM activity only where its evidence is GPM_OK). */
 void gpm_window(struct window *w);
 
 /* Appends the GPM evidence to w->evidence (after verdict_window):

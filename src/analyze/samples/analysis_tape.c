@@ -207,9 +207,6 @@ struct window_tape *window_tape_open(struct ctx *c, const struct window *w)
     if (!ws)
         return NULL;
     struct window_tape *wt = &sc->wt;
-    for (int s = 0; s < TAPE_MAX_GPUS; s++)
-        if (wt->gpu_written[s])
-            sc->gpu[s].from = sc->gpu[s].to = 0;     /* the last window's, changed */
     memset(wt, 0, sizeof *wt);
     wt->ngpu = ws->ngpu;
     for (int s = 0; s < ws->ngpu; s++) {

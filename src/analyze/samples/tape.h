@@ -90,8 +90,6 @@ struct window_tape {
     long ngpu_samples[TAPE_MAX_GPUS];
     int medium_every_tick[TAPE_MAX_GPUS];  /* EVERY_TICK_*: which of those are fresh on every row */
     int idle_bit_live[TAPE_MAX_GPUS];      /* GpuIdle was seen both set and clear in the trace */
-    int gpu_written[TAPE_MAX_GPUS];        /* a stage changed these samples (gpm_window): not
-                                              to be handed to the next window as decoded */
     struct host_sample *host;
     long nhost;
 };
