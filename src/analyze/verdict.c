@@ -149,9 +149,20 @@ static const char *inconclusive_reason(const struct window *w)
     return NULL;
 }
 
+/* "SEP41% waiting (300 ms)" (terse: without the ms) for class k. */
+static size_t class_part(const struct breakdown *bd, enum time_class k, double dur_ms, const char *sep, char *buf,
+                         size_t cap, size_t len, int terse)
+{
+    len = num_format_append(buf, cap, len, "%s%.0f%% %s", sep, 100 * bd->ms[k] / dur_ms, time_class_name(k));
+    if (!terse && len < cap)
+        len = num_format_append(buf, cap, len, " (%.0f ms)", bd->ms[k]);
+    return len;
+}
+
 /* "41% waiting (300 ms), then 59% compute (424 ms), edges +-1 ms": the
  * classes in order of first appearance in a segment longer than the edges'
- * resolution, then those seen only in shorter ones; "then" only when they
+ * resolution, then those seen only in shorter ones, then (an outline of a
+ * flickering window) those it absorbed whole; "then" only when they
  * really come one after another, else "37% waiting (93 ms), 63% host-cpu
  * (160 ms), interleaved" (segment_merge.h). */
 static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *buf, size_t cap, size_t len,
@@ -168,20 +179,11 @@ static size_t breakdown_parts(const struct breakdown *bd, double dur_ms, char *b
             continue;
         const char *sep = !nclass ? "" : placed && in_order ? ", then " : ", ";
         nclass++;
-        len = num_format_append(buf, cap, len, "%s%.0f%% %s", sep, 100 * bd->ms[k] / dur_ms,
-                                time_class_name(k));
-        if (!terse && len < cap)
-            len = num_format_append(buf, cap, len, " (%.0f ms)", bd->ms[k]);
+        len = class_part(bd, k, dur_ms, sep, buf, cap, len, terse);
     }
-    /* an outline (a flickering window) may have absorbed a class whole */
-    for (int k = 0; bd->outline_of > 0 && k < CLASS_COUNT && len < cap; k++) {
-        if (seen[k] || !(bd->ms[k] > 0))
-            continue;
-        len = num_format_append(buf, cap, len, "%s%.0f%% %s", nclass++ ? ", " : "", 100 * bd->ms[k] / dur_ms,
-                                time_class_name((enum time_class)k));
-        if (!terse && len < cap)
-            len = num_format_append(buf, cap, len, " (%.0f ms)", bd->ms[k]);
-    }
+    for (int k = 0; bd->outline_of > 0 && k < CLASS_COUNT && len < cap; k++)
+        if (!seen[k] && bd->ms[k] > 0)
+            len = class_part(bd, (enum time_class)k, dur_ms, nclass++ ? ", " : "", buf, cap, len, terse);
     if (!in_order && nclass > 1 && len < cap)
         len = num_format_append(buf, cap, len, ", interleaved");
     if (len < cap && !terse)

@@ -138,6 +138,46 @@ static int cpu_timeline(const struct analysis_options *o, const struct host_samp
     return rc;
 }
 
+/* Each class's time over the class timeline cls (spins are waiting). */
+static void class_totals(const struct timeline *cls, double *ms)
+{
+    memset(ms, 0, sizeof(double) * CLASS_COUNT);
+    for (int i = 0; i < cls->n; i++)
+        ms[cls->st[i] & ~CLS_SPIN] += cls->x[i + 1] - cls->x[i];
+}
+
+/* One pass over the class timeline cls over [0, d]: a segment shorter
+ * than shortest joins its predecessor (the first its successor). A
+ * not-recorded span is exact (it ends at a reading's stamp): it is never
+ * absorbed, and never grows by absorbing recorded time (a short segment
+ * after it joins its successor). */
+static void absorb_short(struct timeline *cls, double shortest, double d)
+{
+    int k = 0;
+    double carry = -1;                         /* start of absorbed time the next segment takes */
+    for (int i = 0; i < cls->n; i++) {
+        double len = cls->x[i + 1] - cls->x[i];
+        int after_unrec = k > 0 && cls->st[k - 1] == CLASS_NOT_RECORDED;
+        if (len < shortest && cls->st[i] != CLASS_NOT_RECORDED && (k > 0 || i + 1 < cls->n)
+            && !(after_unrec && i + 1 == cls->n)) {
+            if (after_unrec && carry < 0)
+                carry = cls->x[i];
+            continue;                          /* absorbed into the previous (the first: the next) */
+        }
+        if (k > 0 && cls->st[k - 1] == cls->st[i]) {
+            carry = -1;
+            continue;
+        }
+        cls->x[k] = !k ? 0 : carry >= 0 ? carry : cls->x[i];
+        carry = -1;
+        cls->res[k] = cls->res[i];
+        cls->st[k] = cls->st[i];
+        k++;
+    }
+    cls->x[k] = d;
+    cls->n = k;
+}
+
 /* Segments of classes from GPU timelines (any busy: compute) and the CPU's.
  * exact_totals (every GPU signal from kernels): the classes' totals are
  * those before short segments are absorbed, exact to the stamps; the
@@ -183,50 +223,21 @@ static int classify(struct timeline *gpus, int ng, const struct timeline *cpu, d
     if (rc != 0)
         return -1;
     tl_close(cls, d);
-    double exact[CLASS_COUNT] = { 0 };
-    for (int i = 0; i < cls->n; i++)
-        exact[cls->st[i] & ~CLS_SPIN] += cls->x[i + 1] - cls->x[i];
+    double exact[CLASS_COUNT], denoised[CLASS_COUNT];
+    class_totals(cls, exact);
     /* A segment shorter than the edges' resolution cannot be told from
-     * noise: it joins its predecessor (the first its successor); the
-     * classes' totals are taken then. Too many segments (a flickering
-     * signal): the same, doubling the length absorbed until they fit, for
-     * the outline only: a window over a whole run, its GPU busy a second
-     * in every five thousand times, was absorbed into its first segment,
-     * "100% waiting" for a run 17% busy. A not-recorded span is exact (it
-     * ends at a reading's stamp): it is never absorbed, and never grows by
-     * absorbing recorded time (a short segment after it joins its
-     * successor). */
-    double denoised[CLASS_COUNT] = { 0 };
-    int denoised_n = 0;
+     * noise: it is absorbed, and the classes' totals are taken then. Too
+     * many segments (a flickering signal): the same, doubling the length
+     * absorbed until they fit, for the outline only: a window over a whole
+     * run, its GPU busy a second in every five thousand times, was
+     * absorbed into its first segment, "100% waiting" for a run 17% busy. */
     double shortest = isfinite(base_res) && base_res > 0 ? base_res : d / 1024;
-    for (int pass = 0; pass == 0 || cls->n > BREAKDOWN_MAX_SEGMENTS; pass++, shortest *= 2) {
-        int k = 0;
-        double carry = -1;                         /* start of absorbed time the next segment takes */
-        for (int i = 0; i < cls->n; i++) {
-            double len = cls->x[i + 1] - cls->x[i];
-            int after_unrec = k > 0 && cls->st[k - 1] == CLASS_NOT_RECORDED;
-            if (len < shortest && cls->st[i] != CLASS_NOT_RECORDED && (k > 0 || i + 1 < cls->n)
-                && !(after_unrec && i + 1 == cls->n)) {
-                if (after_unrec && carry < 0)
-                    carry = cls->x[i];
-                continue;                          /* absorbed into the previous (the first: the next) */
-            }
-            if (k > 0 && cls->st[k - 1] == cls->st[i]) {
-                carry = -1;
-                continue;
-            }
-            cls->x[k] = !k ? 0 : carry >= 0 ? carry : cls->x[i];
-            carry = -1;
-            cls->res[k] = cls->res[i];
-            cls->st[k] = cls->st[i];
-            k++;
-        }
-        cls->x[k] = d;
-        cls->n = k;
-        for (int i = 0; pass == 0 && i < cls->n; i++)
-            denoised[cls->st[i] & ~CLS_SPIN] += cls->x[i + 1] - cls->x[i];
-        if (pass == 0)
-            denoised_n = cls->n;
+    absorb_short(cls, shortest, d);
+    class_totals(cls, denoised);
+    int denoised_n = cls->n;
+    while (cls->n > BREAKDOWN_MAX_SEGMENTS) {
+        shortest *= 2;
+        absorb_short(cls, shortest, d);
     }
     struct segment *seg = malloc(sizeof *seg * (size_t)(cls->n ? cls->n : 1));
     if (!seg)

@@ -1,27 +1,11 @@
 /* segment_merge.c — merging short segments, and their order; see segment_merge.h. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "segment_merge.h"
 
-/* Drops boundary k (0 < k < n) of tl: segment k joins segment k-1. */
-static void drop_boundary(struct timeline *tl, int k)
-{
-    memmove(&tl->x[k], &tl->x[k + 1], sizeof *tl->x * (size_t)(tl->n - k));
-    memmove(&tl->res[k], &tl->res[k + 1], sizeof *tl->res * (size_t)(tl->n - k));
-    memmove(&tl->st[k], &tl->st[k + 1], (size_t)(tl->n - k - 1));
-    tl->n--;
-}
-
+/* Equal neighbours as one, in one pass: each run keeps its first start
+ * (and its resolution). */
 static void coalesce(struct timeline *tl)
-{
-    for (int k = tl->n - 1; k > 0; k--)
-        if (tl->st[k] == tl->st[k - 1])
-            drop_boundary(tl, k);
-}
-
-/* Equal neighbours as one, in one pass: each run keeps its first start. */
-static void coalesce_runs(struct timeline *tl)
 {
     int k = tl->n > 0 ? 1 : 0;
     for (int i = 1; i < tl->n; i++)
@@ -154,7 +138,7 @@ static double piece_len(const double *x, const int *next, double end, int i)
  * and resolution, as dropping the boundary between them did. */
 void segment_merge_short(struct timeline *tl, double shortest)
 {
-    coalesce_runs(tl);
+    coalesce(tl);
     int n = tl->n;
     if (n <= 1)
         return;
@@ -227,7 +211,7 @@ static int isolated(const struct timeline *tl, const int *prev, const int *next,
  * for 200,000 pieces. Without memory for the list, the walk. */
 void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char around, double shortest)
 {
-    coalesce_runs(tl);
+    coalesce(tl);
     int n = tl->n;
     if (n <= 1)
         return;
