@@ -382,7 +382,7 @@ void analysis_free(struct analysis *a)
     free(a->kernel_ev);
     for (long i = 0; a->windows && i < a->nwindows; i++)
         window_release(&a->windows[i]);
-    free(a->windows);
+    map_array_free(&a->windows_map);
     free(a->gpu_ids);
     free(a->gpu_host);
     free(a->idle_w);

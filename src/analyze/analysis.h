@@ -15,6 +15,7 @@
 #include "trace_limits.h"
 #include "trace_reader.h"
 #include "kernels_window.h"
+#include "map_array.h"
 
 #define ANALYSIS_REASON_BITS 16     /* clock-event reason bits counted */
 #define EVIDENCE_MAX 640
@@ -332,6 +333,7 @@ struct analysis {
     struct cadence *cadence;      /* per GPU, SENSOR_N each: measured update periods (sensor_cadence.h) */
     long nwindows;
     struct window *windows;
+    struct map_array windows_map;        /* where windows lie (map_array.h) */
     long unmatched_starts;        /* start marks with no end mark after them */
     long unmatched_ends;          /* end marks with no open start before them */
     long dropped_starts;          /* open starts dropped over --max-open (not unmatched_starts) */

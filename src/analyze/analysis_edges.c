@@ -47,12 +47,10 @@ struct active *find_active(struct ctx *c, int kind, long id)
     return c->act_of[kind][id];
 }
 
-void window_record_free(struct ctx *c, struct window *w)
+struct window *window_of(struct ctx *c, int kind, long id)
 {
-    if (!w)
-        return;
-    window_release(w);
-    region_free(&c->arena, w);
+    long at = c->win_of[kind][id];
+    return at < 0 ? NULL : (struct window *)c->wins[kind].base + at;
 }
 
 /* A window id for the mark that opens it; its active record holds what the
@@ -65,7 +63,7 @@ int open_window(struct ctx *c, int kind, const struct trace_row *r)
         if (!na)
             return -1;
         c->act_of[kind] = na;
-        struct window **nw = realloc(c->win_of[kind], sizeof *nw * (size_t)ncap);
+        long *nw = realloc(c->win_of[kind], sizeof *nw * (size_t)ncap);
         if (!nw)
             return -1;
         c->win_of[kind] = nw;
@@ -76,7 +74,7 @@ int open_window(struct ctx *c, int kind, const struct trace_row *r)
         c->a->nwindows = c->nids[0];       /* analysis_tape.c walks the ids by it */
     else
         c->nidle = c->nids[1];
-    c->win_of[kind][id] = NULL;
+    c->win_of[kind][id] = -1;
     struct active *act = calloc(1, sizeof *act);
     c->act_of[kind][id] = act;
     if (!act)
@@ -317,10 +315,13 @@ static double diff(const struct point *ps, const struct point *pe, int q)
 /* Both edges known: the window's numbers (levels and verdict come later). */
 static int finish_window(struct ctx *c, struct active *act)
 {
-    struct window *w = region_alloc(&c->arena, sizeof(struct window));
-    if (!w)
+    long at = c->nwins[act->kind];
+    if (map_array_reserve(&c->wins[act->kind], sizeof(struct window) * (size_t)(at + 1)) != 0)
         return -1;
-    c->win_of[act->kind][act->id] = w;
+    struct window *w = (struct window *)c->wins[act->kind].base + at;
+    memset(w, 0, sizeof *w);     /* live windows reuse the places of those reported */
+    c->nwins[act->kind]++;
+    c->win_of[act->kind][act->id] = at;
     window_texts_init(w);
     w->index = act->id + 1;
     w->recording = act->recording;

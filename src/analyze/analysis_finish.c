@@ -25,6 +25,24 @@
 #include "diag.h"
 #include "sort_doubles.h"
 
+/* Moves record j to place[j] for every j (place: a permutation of
+ * [0, n)), following each cycle with one record in hand rather than
+ * copying them all into a second array. Records finish in the order of
+ * their end marks, so with windows one after another there is nothing to
+ * move. */
+static void put_in_order(struct window *w, long *place, long n)
+{
+    for (long j = 0; j < n; j++)
+        while (place[j] != j) {
+            long to = place[j];
+            struct window held = w[to];
+            w[to] = w[j];
+            w[j] = held;
+            place[j] = place[to];
+            place[to] = to;
+        }
+}
+
 int finish_trace(struct ctx *c)
 {
     if (recording_levels_take(c, 0) != 0) {   /* the last recording's levels */
@@ -38,19 +56,19 @@ int finish_trace(struct ctx *c)
     if (rc != EXIT_OK)
         return rc;
     /* Whatever is still active never saw its end mark; the finished
-     * windows' records are gathered in id order (the order of their start
-     * marks), renumbered without the unmatched and dropped ones. */
+     * windows' records are put in id order (the order of their start
+     * marks) where they lie, renumbered without the unmatched and dropped
+     * ones. */
     for (int kind = 0; kind < 2; kind++) {
-        long nids = c->nids[kind], kept = 0, nfinished = 0;
-        for (long i = 0; i < nids; i++)  /* sized for the finished ones only: most
-                                            ids may be unmatched or dropped */
-            nfinished += c->win_of[kind][i] != NULL;
-        struct window *arr = malloc(sizeof *arr * (size_t)(nfinished ? nfinished : 1));
-        if (!arr) {
+        long nids = c->nids[kind], kept = 0, n = c->nwins[kind];
+        long *place = malloc(sizeof *place * (size_t)(n ? n : 1));
+        /* a record for an array that may be empty: analysis.windows is
+         * never NULL (its recordings' windows are offsets from it) */
+        if (!place || map_array_reserve(&c->wins[kind], sizeof(struct window)) != 0) {
+            free(place);
             diag_error("out of memory");
             return EXIT_RUNTIME;
         }
-        advise_huge_pages(arr, sizeof *arr * (size_t)nfinished);   /* 6.5 MB for 10,000 windows */
         for (long i = 0; i < nids; i++) {
             if (c->act_of[kind][i]) {
                 int r = c->act_of[kind][i]->recording;
@@ -61,22 +79,28 @@ int finish_trace(struct ctx *c)
                 if (kind == 0 && r >= 1 && r <= c->nrec_levels)
                     c->rec_levels[r - 1].unmatched_starts++;
             }
-            struct window *w = c->win_of[kind][i];
-            if (!w)
+            if (c->win_of[kind][i] < 0)
                 continue;
-            arr[kept] = *w;
-            arr[kept].index = kept + 1;
-            kept++;
-            region_free(&c->arena, w);   /* its chunk goes once all of it is copied */
-            c->win_of[kind][i] = NULL;
+            place[c->win_of[kind][i]] = kept++;
+            c->win_of[kind][i] = -1;
         }
+        struct window *arr = c->wins[kind].base;
+        put_in_order(arr, place, n);
+        free(place);
+        for (long k = 0; k < kept; k++)
+            arr[k].index = k + 1;
         c->nids[kind] = 0;
+        c->nwins[kind] = 0;
+        struct map_array taken = c->wins[kind];
+        c->wins[kind] = (struct map_array){ NULL, 0 };
         if (kind == 0) {
-            free(c->a->windows);
+            map_array_free(&c->a->windows_map);
+            c->a->windows_map = taken;
             c->a->windows = arr;
             c->a->nwindows = kept;
         } else {
-            free(c->idle);
+            map_array_free(&c->idle_map);
+            c->idle_map = taken;
             c->idle = arr;
             c->nidle = kept;
         }
@@ -409,10 +433,13 @@ void free_ctx(struct ctx *c)
         /* after an error: the windows still open or finished (ids) */
         for (long i = 0; i < c->nids[kind]; i++) {
             active_free(c->act_of[kind][i]);
-            window_record_free(c, c->win_of[kind][i]);
+            struct window *w = window_of(c, kind, i);
+            if (w)
+                window_release(w);
         }
         free(c->act_of[kind]);
         free(c->win_of[kind]);
+        map_array_free(&c->wins[kind]);
         pairing_free(&c->pair[kind]);
     }
     if (c->nids[0] && !c->a->windows)
@@ -421,10 +448,9 @@ void free_ctx(struct ctx *c)
         c->nidle = 0;
     for (long i = 0; i < c->nidle; i++)
         window_release(&c->idle[i]);
-    free(c->idle);
+    map_array_free(&c->idle_map);
     free(c->pend);
     free(c->rec_levels);
-    region_done(&c->arena);             /* after the records still held are freed */
 }
 
 /* The live answer for one window: the same finish_one as at the end of a

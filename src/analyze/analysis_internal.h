@@ -19,7 +19,7 @@
 #include "sensor_faults.h"
 #include "tape.h"
 #include "verdict.h"
-#include "region_arena.h"
+#include "map_array.h"
 #include "windows.h"
 
 #define ANALYSIS_MAX_GPUS TRACE_MAX_GPUS
@@ -141,20 +141,22 @@ struct ctx {
     int n_rapl;
     struct pairing pair[2];
     struct active **act_of[2];     /* by window id; NULL once finished (or dropped) */
-    /* The finished windows' records until finish_trace copies them, in
-     * start-mark order, into one array: a chunk goes as soon as its last
-     * record is copied or freed (live windows free theirs as reported), so
-     * the copy never holds every record twice. */
-    struct region_arena arena;
-    struct window **win_of[2];     /* by window id: the record once finished, else NULL;
-                                      finish_trace gathers them into a->windows, c->idle */
+    /* The finished windows' records in the order they finished, which
+     * finish_trace puts in start-mark order where they lie: they become
+     * a->windows and c->idle without a copy (map_array.h). Live windows
+     * drop theirs as reported. */
+    struct map_array wins[2];
+    long nwins[2];
+    long *win_of[2];               /* by window id: its record's place in wins once
+                                      finished, else -1 (window_of) */
     long nids[2];                  /* ids given (a->nwindows, c->nidle until finish_trace) */
     long cap_act[2];
     long nactive;
     struct active **pend;          /* actives with an unresolved edge */
     long npend, cap_pend;
     struct window *idle;           /* --idle-window windows */
-    long nidle, cap_idle;
+    long nidle;
+    struct map_array idle_map;     /* where c->idle lies (map_array.h) */
     struct tape host_tape;         /* host_sample */
     struct tape_scratch scratch;   /* one window's samples decoded for its breakdown */
     struct breakdown_work *breakdown_work; /* the breakdown's arrays, kept (breakdown.h) */
@@ -181,7 +183,9 @@ struct active *find_active(struct ctx *c, int kind, long id);
 /* Past cap open windows (kind 0), drops the one open longest (pairing and
  * active record; its id then has no window): how many it dropped. */
 long drop_open_over(struct ctx *c, long cap);
-void window_record_free(struct ctx *c, struct window *w);
+/* Window id's finished record (kind 0: windows, 1: idle windows), NULL
+ * while it has none. Records move as more finish: not to be held. */
+struct window *window_of(struct ctx *c, int kind, long id);
 /* Frees what a window record owns (its GPUs, their and its breakdowns'
  * segments, its samples' ranges), not the record itself. */
 void window_release(struct window *w);

@@ -1,7 +1,8 @@
 /*
  * region_arena.h — memory for records that are many, live long and go
- * back in about the order they came: the analyzer's finished windows
- * (analysis_internal.h) and each stream's packed samples (sample_store.h).
+ * back in about the order they came: each stream's packed samples in the
+ * analyzer (sample_store.h). (Its finished windows, which become one
+ * array, lie in a map_array.h instead.)
  *
  * Owns: chunks mapped from the system, handed out by moving a pointer
  * through the newest one, and how many allocations of each are still in

@@ -22,6 +22,16 @@ ms() { echo $((t0 + $1 * 1000000)); }
   printf 'step\t%s\tstart=7.4 tid=11\n' "$(ms 10)"
   printf 'step\t%s\tend=7.4 tid=11\n' "$(ms 60)"
   printf 'step\t%s\tend=7.3 tid=11\n' "$(ms 600)"
+  # four ranges that end in another order than they start (C, D, B, A):
+  # the windows are reported in start order all the same
+  printf 'job\t%s\tstart=9.1\n' "$(ms 0)"
+  printf 'job\t%s\tstart=9.2\n' "$(ms 100)"
+  printf 'job\t%s\tstart=9.3\n' "$(ms 200)"
+  printf 'job\t%s\tend=9.3\n' "$(ms 230)"
+  printf 'job\t%s\tstart=9.4\n' "$(ms 400)"
+  printf 'job\t%s\tend=9.4\n' "$(ms 440)"
+  printf 'job\t%s\tend=9.2\n' "$(ms 600)"
+  printf 'job\t%s\tend=9.1\n' "$(ms 650)"
   # the same name in another domain, and a plain mark with attributes
   printf 'request\t%s\tstart=8.1 domain=other\n' "$(ms 700)"
   printf 'request\t%s\tend=8.1 domain=other\n' "$(ms 710)"
@@ -52,6 +62,9 @@ expect_eq "--range without --domain: every domain" "$(win --range request)" \
   "request:0.500000 request:0.200000 request:0.010000 "
 expect_eq "--range pairs nested same-name ranges by id" "$(win --range step)" \
   "step:0.600000 step:0.050000 "
+expect_eq "ranges ending out of order: numbered and listed in start order" \
+  "$("$FLINCH" analyze --csv r.csv --format csv --range job | awk -F, 'NR > 1 { print $1 ":" $8 }' | tr '\n' ' ')" \
+  "1:0.650000 2:0.500000 3:0.030000 4:0.040000 "
 expect_eq "--domain '': the default domain only" "$(win --range step --domain '')" \
   "step:0.600000 step:0.050000 "
 expect_eq "--domain '' excludes named domains" "$("$FLINCH" analyze --csv r.csv --range request --domain '' 2>&1 >/dev/null)" \

@@ -3,14 +3,13 @@
  * REGION_SMALL_MAX, then REGION_HUGE, aligned to it and advised for huge
  * pages; a
  * chunk goes once it no longer hands out and all of it is given back, in
- * whatever order; the window records the analyzer keeps there. */
+ * whatever order. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "analysis.h"
 #include "region_arena.h"
 
 static int all_zero(const void *p, size_t n)
@@ -22,7 +21,7 @@ static int all_zero(const void *p, size_t n)
     return 1;
 }
 
-#define REC 656                          /* a window record's size in this design */
+#define REC 656                          /* a record of a few hundred bytes */
 #define PER_FIRST ((int)(REGION_FIRST_CHUNK / REC))
 
 static void test_chunks_come_and_go(void)
@@ -127,22 +126,9 @@ static void test_huge_chunks(void)
     region_done(&a);
 }
 
-/* The analyzer's window records live here: a record's size stays a
- * multiple of the arena's alignment, so none straddles another's bytes. */
-static void test_window_records(void)
-{
-    struct region_arena a;
-    memset(&a, 0, sizeof a);
-    struct window *w1 = region_alloc(&a, sizeof *w1), *w2 = region_alloc(&a, sizeof *w2);
-    CHECK(w1 && w2 && all_zero(w1, sizeof *w1) && all_zero(w2, sizeof *w2));
-    CHECK((unsigned char *)w2 - (unsigned char *)w1 == (long)((sizeof *w1 + 15) / 16 * 16));
-    region_done(&a);
-}
-
 int main(void)
 {
     run_test("region arena: zeroed records, chunks that double and go when given back", test_chunks_come_and_go);
     run_test("region arena: chunks of REGION_HUGE aligned and advised for huge pages", test_huge_chunks);
-    run_test("region arena: window records", test_window_records);
     return check_exit_status();
 }

@@ -46,20 +46,23 @@ static void compact(struct ctx *c, struct live_slot *slot)
     for (long i = 0; i < c->nids[0]; i++) {
         struct active *act = c->act_of[0][i];
         if (!act) {
-            window_record_free(c, c->win_of[0][i]);
+            struct window *w = window_of(c, 0, i);
+            if (w)
+                window_release(w);
             continue;
         }
         c->act_of[0][kept] = act;
-        c->win_of[0][kept++] = c->win_of[0][i];   /* NULL: not finished */
+        c->win_of[0][kept++] = -1;                /* open: not finished */
     }
     c->nids[0] = a->nwindows = kept;
+    c->nwins[0] = 0;                              /* every finished record went */
 }
 
 static int on_window_done(struct ctx *c, long id)
 {
     struct live_slot *slot = c->hook_arg;
     struct live_windows *lw = slot->lw;
-    struct window *w = c->win_of[0][id];
+    struct window *w = window_of(c, 0, id);
     const char *origin;
     finish_window_so_far(c, w, &origin);
     int rc = lw->fn(lw->arg, slot->def, ++lw->nth[slot->def], w, origin);
