@@ -429,6 +429,7 @@ void free_ctx(struct ctx *c)
     for (long i = 0; i < c->npend; i++)
         if (c->pend[i]->dropped)
             active_free(c->pend[i]);
+    active_spares_free(c);
     for (int kind = 0; kind < 2; kind++) {
         /* after an error: the windows still open or finished (ids) */
         for (long i = 0; i < c->nids[kind]; i++) {

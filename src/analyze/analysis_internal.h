@@ -75,8 +75,8 @@ struct point {
     long n;                        /* samples before the edge */
     int est_state;                 /* 0: pending, 1: est valid, 2: none (fallback) */
     int near_end;                  /* est_state 2 because the trace ended too soon after it */
-    long est_key;                  /* est_pending_key when last pending, + 1 (0: none) */
-    long est_need;                 /* est_pending_changes then */
+    int est_waiting;               /* est_wake holds: the estimate is pending until then */
+    struct est_wake est_wake;
     struct est_result est;
     uint32_t reasons[INTEG_REASON_BITS];
 };
@@ -112,6 +112,7 @@ struct active {
                                       plus one (0: not yet): resolve_active passes it over */
 };
 void active_free(struct active *act);
+#define ACTIVE_SPARE 8
 
 /* One recording's power levels per GPU stream (ctx.gpu order), taken
  * from its samples alone when the next recording starts and at the end of
@@ -152,6 +153,8 @@ struct ctx {
     long nids[2];                  /* ids given (a->nwindows, c->nidle until finish_trace) */
     long cap_act[2];
     long nactive;
+    struct active *spare_act[ACTIVE_SPARE]; /* finished ones kept for the next (analysis_edges.c) */
+    int nspare_act;
     struct active **pend;          /* actives with an unresolved edge */
     long npend, cap_pend;
     struct window *idle;           /* --idle-window windows */
@@ -180,6 +183,8 @@ struct ctx {
 int open_window(struct ctx *c, int kind, const struct trace_row *r);
 int set_edge(struct ctx *c, struct active *act, int which, const struct trace_row *r);
 struct active *find_active(struct ctx *c, int kind, long id);
+/* Frees the finished windows' active records kept for reuse (ctx.spare_act). */
+void active_spares_free(struct ctx *c);
 /* Past cap open windows (kind 0), drops the one open longest (pairing and
  * active record; its id then has no window): how many it dropped. */
 long drop_open_over(struct ctx *c, long cap);
