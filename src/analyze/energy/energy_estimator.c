@@ -336,25 +336,32 @@ static double split_step(double T, double D, double x, double lb, double la, dou
 /* est_cum_at's pending answer depends on the changes after t (new ones come
  * only as e->changes grows) and on last_t - t against EST_WAIT_NS / 3 and
  * EST_WAIT_NS; nothing else it reads moves while t's readings stay in the
- * ring. */
-long est_pending_key(const struct energy_estimator *e, int64_t t)
-{
-    if (e->count == 0 || t > e->last_t)
-        return e->count == 0 ? -1 : 3 * e->changes;
-    int64_t ago = e->last_t - t;
-    return 3 * e->changes + (ago >= EST_WAIT_NS ? 2 : ago >= EST_WAIT_NS / 3 ? 1 : 0);
-}
-
-long est_pending_changes(const struct energy_estimator *e, int64_t t)
+ * ring. Its two pending answers wait for too few changes to answer at all,
+ * then too few to fit the grid on; the changes it counts after t grow by
+ * at most one per change read, so that many more must come first. */
+int est_pending_wake(const struct energy_estimator *e, int64_t t, struct est_wake *w)
 {
     if (e->count == 0)
-        return 1;
+        return 0;
     long na_all = changes_from(e, first_at(e, t));
-    /* est_cum_at's two pending answers below: too few changes to answer
-     * at all, then too few to fit the grid on */
-    if (na_all < EST_NEED_AFTER + 1)
-        return EST_NEED_AFTER + 1 - na_all;
-    return na_all < EST_SIDE ? EST_SIDE - na_all : 1;
+    long need = na_all < EST_NEED_AFTER + 1 ? EST_NEED_AFTER + 1 - na_all
+                : na_all < EST_SIDE ? EST_SIDE - na_all : 1;
+    w->changes = e->changes + need;
+    /* the span of last_t over which last_t - t keeps its side of both
+     * waits (t itself may be after last_t: none of either has passed) */
+    int64_t third = t > INT64_MAX - EST_WAIT_NS / 3 ? INT64_MAX : t + EST_WAIT_NS / 3;
+    int64_t whole = t > INT64_MAX - EST_WAIT_NS ? INT64_MAX : t + EST_WAIT_NS;
+    if (e->last_t < third) {
+        w->lo_t = INT64_MIN;
+        w->hi_t = third - 1;
+    } else if (e->last_t < whole) {
+        w->lo_t = third;
+        w->hi_t = whole - 1;
+    } else {
+        w->lo_t = whole;
+        w->hi_t = INT64_MAX;
+    }
+    return 1;
 }
 
 enum integ_status est_cum_at(const struct energy_estimator *e, int64_t t, int eof,

@@ -40,18 +40,23 @@ int est_init(struct energy_estimator *e, long cap);
 void est_free(struct energy_estimator *e);
 /* A counter reading (mJ) at sample time t (non-decreasing); NAN: none. */
 void est_add(struct energy_estimator *e, int64_t t, double mj);
-/* What est_cum_at's INTEG_PENDING for instant t rests on: the updates read
- * so far and how long ago t is against its waits. While this key is the
- * same (and >= 0), est_cum_at(t) is still INTEG_PENDING, so a caller that
- * holds many pending instants need not ask again until it changes. -1
- * before the first reading. */
-long est_pending_key(const struct energy_estimator *e, int64_t t);
-/* After est_cum_at answered INTEG_PENDING for t: how many more changes of
- * the counter must be read before it can answer otherwise while the last
- * term of est_pending_key (how long ago t is) stays the same; 1 when it
- * cannot tell. The changes it counts after t grow by at most one per
- * change read. */
-long est_pending_changes(const struct energy_estimator *e, int64_t t);
+/* What est_cum_at's INTEG_PENDING for instant t rests on, once it has
+ * answered so: it answers the same while fewer than `changes` changes of
+ * the counter have been read and the last reading's time stays in
+ * [lo_t, hi_t] (how long ago t is, against its waits). A caller that holds
+ * many pending instants, each asked on every row, need not ask again
+ * before (est_still_pending). */
+struct est_wake {
+    long changes;
+    int64_t lo_t, hi_t;
+};
+/* The wake of instant t after est_cum_at(t) answered INTEG_PENDING; 0
+ * when there is none to give (no reading yet: ask again), else 1. */
+int est_pending_wake(const struct energy_estimator *e, int64_t t, struct est_wake *w);
+static inline int est_still_pending(const struct energy_estimator *e, const struct est_wake *w)
+{
+    return e->changes < w->changes && e->last_t >= w->lo_t && e->last_t <= w->hi_t;
+}
 /* Counter updates an edge needs after it (the step holding it and two
  * more): est_cum_at gives up at the end of a trace with fewer. */
 #define EST_EDGE_UPDATES 3
