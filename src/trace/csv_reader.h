@@ -28,8 +28,9 @@
 /* The CSV_FIELD_SLACK bytes from a field's start are always readable
  * (the buffer is padded past its data), so a caller may load a field a
  * word at a time; the bytes past its NUL are unspecified (the next
- * fields, or stale data). */
-#define CSV_FIELD_SLACK 16
+ * fields, or stale data). 64: the reader itself cuts records 64 bytes at
+ * a time. */
+#define CSV_FIELD_SLACK 64
 
 enum csv_error { CSV_ERR_NONE, CSV_ERR_IO, CSV_ERR_ROW_TOO_LONG };
 
