@@ -110,6 +110,8 @@ struct active {
     struct point *host[2];         /* allocated with the edge */
     int complete_with[2];          /* the edge was complete with this many GPU streams,
                                       plus one (0: not yet): resolve_active passes it over */
+    int gated;                     /* all it waits on is estimates' wakes (resolve_pending) */
+    int gate_ngpu;                 /* GPU streams when it was found so */
 };
 void active_free(struct active *act);
 #define ACTIVE_SPARE 8
