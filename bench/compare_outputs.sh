@@ -42,6 +42,10 @@ if [ -x "$gen" ]; then
   "$gen" --rows 5000 --windows 4 --no-rapl --seed 7 --out "$T/gen_norapl.csv"
   "$gen" --rows 5000 --windows 4 --start-label a --end-label b --out "$T/gen_ab.csv"
   "$gen" --rows 3000 --windows 2 --interval-ms 86 --out "$T/gen_86ms.csv"
+  # the energy counter held to 100 ms steps, as an H100's moves: each edge
+  # waits ~100 rows for the estimate (bench/analyze_bench.sh's step100)
+  awk -F, -v OFS=, 'NR > 1 && $3 == "SAMPLE" && $12 != "" { s = int($1 / 1e8); if (s != last) { held = $12; last = s } $12 = held } { print }' \
+    "$T/gen_20000_200.csv" >"$T/gen_100ms.csv"
   # cut short (no newline), two recordings whose clock restarted, a MARK
   # later than the last row written early, marks out of order
   head -c 300000 "$T/gen_20000_1.csv" >"$T/odd_cut.csv"
