@@ -358,8 +358,8 @@ static int resolve_active(struct ctx *c, struct active *act, int eof, int done[2
  * still does: every point's integrals are known, so resolve_active would
  * ask each pending estimate and hear "not before its wake" (resolve_est).
  * With a counter updating every 100 ms an edge waits ~100 rows; asking
- * this instead of walking its points was a tenth of what each window adds
- * to the streaming pass. */
+ * this instead of walking its points saves ~7 % of the instructions the
+ * windows add (callgrind, 1,000 windows). */
 static int waits_on_wakes(const struct ctx *c, const struct active *act)
 {
     if (act->gate_ngpu != c->ngpu)
