@@ -35,6 +35,9 @@ void tl_close(struct timeline *tl, double d);
 void tl_free(struct timeline *tl);
 /* Empties tl, keeping its room for the next. */
 void tl_reset(struct timeline *tl);
+/* The interval of tl holding x: the last starting at or before it (0
+ * when none does; tl not empty). */
+int tl_index_at(const struct timeline *tl, double x);
 /* The state of the interval holding x. */
 unsigned char tl_at(const struct timeline *tl, double x);
 /* Makes [0, from) of a closed timeline over [0, d] ST_UNREC. 0, or -1 when

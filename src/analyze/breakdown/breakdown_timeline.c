@@ -77,7 +77,7 @@ void tl_reset(struct timeline *tl)
     tl->n = 0;
 }
 
-unsigned char tl_at(const struct timeline *tl, double x)
+int tl_index_at(const struct timeline *tl, double x)
 {
     int lo = 0, hi = tl->n - 1;         /* last interval starting at or before x */
     while (lo < hi) {
@@ -87,7 +87,12 @@ unsigned char tl_at(const struct timeline *tl, double x)
         else
             hi = mid - 1;
     }
-    return tl->n ? tl->st[lo] : ST_NONE;
+    return lo;
+}
+
+unsigned char tl_at(const struct timeline *tl, double x)
+{
+    return tl->n ? tl->st[tl_index_at(tl, x)] : ST_NONE;
 }
 
 /* A GPU that joined the recording late (--gpu auto) has no reading before

@@ -54,20 +54,6 @@ static double util_in(const struct gpu_sample *smp, long n, int in_order, double
     return k ? sum / (double)k : NAN;
 }
 
-/* The stretch of tl holding x (the last starting at or before it). */
-static int stretch_at(const struct timeline *tl, double x)
-{
-    int lo = 0, hi = tl->n - 1;
-    while (lo < hi) {
-        int mid = lo + (hi - lo + 1) / 2;
-        if (tl->x[mid] <= x)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 int gpu_spin_mark(const struct gpu_sample *smp, long n, double t0, double d, double util_lag_ms,
                   struct timeline *tl)
 {
@@ -92,7 +78,7 @@ int gpu_spin_mark(const struct gpu_sample *smp, long n, double t0, double d, dou
         if (start < 0 || end > d)
             continue;
         int spin = -1;                   /* worked out once, for the first stretch it counts in */
-        for (int p = stretch_at(tl, start); p < tl->n && tl->x[p] < end; p++) {
+        for (int p = tl_index_at(tl, start); p < tl->n && tl->x[p] < end; p++) {
             /* a busy stretch, or one the SMs' idleness already outvoted,
              * that holds the span for the most part */
             double lo = tl->x[p], hi = tl->x[p + 1];
