@@ -130,6 +130,24 @@ static double piece_len(const double *x, const int *next, double end, int i)
     return (next[i] >= 0 ? x[next[i]] : end) - x[i];
 }
 
+/* The n pieces as a list, each linked to its neighbours. */
+static void list_init(int *next, int *prev, int n)
+{
+    for (int i = 0; i < n; i++) {
+        next[i] = i + 1 < n ? i + 1 : -1;
+        prev[i] = i - 1;
+    }
+}
+
+/* The piece after a joins a: the list skips it. */
+static void join_next(int *next, int *prev, int a)
+{
+    int b = next[a];
+    next[a] = next[b];
+    if (next[b] >= 0)
+        prev[next[b]] = a;
+}
+
 /* The same merge over a list of the pieces, the shortest taken from a
  * heap: a whole run's host timeline holds hundreds of thousands of pieces
  * when its load hovers at the threshold, and the walk took 0.52 s for
@@ -152,9 +170,8 @@ void segment_merge_short(struct timeline *tl, double shortest)
     }
     int *prev = next + n, *ver = prev + n, nheap = 0, alive = n;
     double *x = tl->x, end = tl->x[n];
+    list_init(next, prev, n);
     for (int i = 0; i < n; i++) {
-        next[i] = i + 1 < n ? i + 1 : -1;
-        prev[i] = i - 1;
         ver[i] = 0;
         if (x[i + 1] - x[i] < shortest)
             heap_push(heap, &nheap, (struct piece_key){ x[i + 1] - x[i], x[i], i, 0 });
@@ -169,17 +186,13 @@ void segment_merge_short(struct timeline *tl, double shortest)
         tl->st[i] = tl->st[to];
         int j = i;
         if (p >= 0 && tl->st[p] == tl->st[i]) {      /* i joins p */
-            next[p] = q;
-            if (q >= 0)
-                prev[q] = p;
+            join_next(next, prev, p);
             ver[i] = -1;
             j = p;
             alive--;
         }
         if (q >= 0 && tl->st[q] == tl->st[j]) {      /* q joins j */
-            next[j] = next[q];
-            if (next[q] >= 0)
-                prev[next[q]] = j;
+            join_next(next, prev, j);
             ver[q] = -1;
             alive--;
         }
@@ -225,10 +238,7 @@ void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char
     }
     int *prev = next + n, nheap = 0, alive = n;
     double *x = tl->x, end = tl->x[n];
-    for (int i = 0; i < n; i++) {
-        next[i] = i + 1 < n ? i + 1 : -1;
-        prev[i] = i - 1;
-    }
+    list_init(next, prev, n);
     for (int i = 0; i < n; i++)
         if (isolated(tl, prev, next, end, i, st, around, shortest))
             heap_push(heap, &nheap, (struct piece_key){ x[i], x[i], i, 0 });
@@ -239,16 +249,12 @@ void segment_merge_isolated(struct timeline *tl, unsigned char st, unsigned char
         int p = prev[i], q = next[i], j = i;
         tl->st[i] = around;
         if (p >= 0) {                    /* i joins p */
-            next[p] = q;
-            if (q >= 0)
-                prev[q] = p;
+            join_next(next, prev, p);
             j = p;
             alive--;
         }
         if (q >= 0) {                    /* q joins j */
-            next[j] = next[q];
-            if (next[q] >= 0)
-                prev[next[q]] = j;
+            join_next(next, prev, j);
             alive--;
         }
         for (int side = 0; side < 2; side++) {
