@@ -366,6 +366,8 @@ double analysis_sensor_period_s(const struct analysis *a, int gpu_index, int sen
 
 void window_release(struct window *w)
 {
+    if (!w)
+        return;
     for (int i = 0; w->gpu && i < w->ngpu; i++)
         breakdown_release(&w->gpu[i].bd);
     breakdown_release(&w->bd);

@@ -434,9 +434,7 @@ void free_ctx(struct ctx *c)
         /* after an error: the windows still open or finished (ids) */
         for (long i = 0; i < c->nids[kind]; i++) {
             active_free(c->act_of[kind][i]);
-            struct window *w = window_of(c, kind, i);
-            if (w)
-                window_release(w);
+            window_release(window_of(c, kind, i));
         }
         free(c->act_of[kind]);
         free(c->win_of[kind]);

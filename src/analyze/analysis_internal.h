@@ -194,7 +194,7 @@ long drop_open_over(struct ctx *c, long cap);
  * while it has none. Records move as more finish: not to be held. */
 struct window *window_of(struct ctx *c, int kind, long id);
 /* Frees what a window record owns (its GPUs, their and its breakdowns'
- * segments, its samples' ranges), not the record itself. */
+ * segments, its samples' ranges), not the record itself (NULL: nothing). */
 void window_release(struct window *w);
 void mark_all_pending(struct ctx *c);
 /* Resolves what can be resolved; at eof, everything. An exit code. */

@@ -46,9 +46,7 @@ static void compact(struct ctx *c, struct live_slot *slot)
     for (long i = 0; i < c->nids[0]; i++) {
         struct active *act = c->act_of[0][i];
         if (!act) {
-            struct window *w = window_of(c, 0, i);
-            if (w)
-                window_release(w);
+            window_release(window_of(c, 0, i));
             continue;
         }
         c->act_of[0][kept] = act;
