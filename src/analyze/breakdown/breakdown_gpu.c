@@ -91,6 +91,32 @@ static inline int span_push(struct known *k, double lo, double hi, unsigned char
     return 0;
 }
 
+/* span_push for spans that come one after another, the last held back
+ * while the next may still extend it: a run of clear counter steps in one
+ * state merges in registers, not through the array's last entry on every
+ * step. Flushed, it gives k what span_push would have given it. */
+struct span_held { double lo, hi; unsigned char st, held; };
+
+static inline int held_flush(struct known *k, struct span_held *h)
+{
+    int rc = h->held ? span_push(k, h->lo, h->hi, h->st) : 0;
+    h->held = 0;
+    return rc;
+}
+
+static inline int held_push(struct known *k, struct span_held *h, double lo, double hi, unsigned char st)
+{
+    if (!(lo < hi))
+        return 0;
+    if (h->held && h->st == st && lo <= h->hi) {
+        h->hi = fmax_inline(h->hi, hi);
+        return 0;
+    }
+    int rc = held_flush(k, h);
+    *h = (struct span_held){ lo, hi, st, 1 };
+    return rc;
+}
+
 /* The state signal k knows at x, ST_NONE when it does not. */
 static unsigned char known_at(const struct known *k, double x)
 {
@@ -159,6 +185,47 @@ static inline int runs_add(struct runs *r, struct known *k, double t, double w, 
     return rc;
 }
 
+/* runs_add for m readings at once: their stamps t and states st, all
+ * averaging over the same w. The same runs, spans and figures, reached
+ * with the run and the widest gap in registers and nothing per reading
+ * but a comparison of states and a conditional move: the readings of a
+ * window hold a few changes of state between long runs, and runs_add's
+ * bookkeeping per reading was a third of the timeline's time. */
+static int runs_scan(struct runs *r, struct known *k, const double *t, const unsigned char *st, long m,
+                     double w)
+{
+    long q = 0;
+    int rc = 0;
+    if (m > 0 && r->n == 0)
+        rc = runs_add(r, k, t[q++], w, st[0]);
+    if (q >= m || rc != 0)
+        return rc;
+    long from = q;
+    r->maxw = fmax_inline(r->maxw, w);     /* the same w each time: once is enough */
+    double last = r->last_t, maxgap = r->maxgap, d = r->d;
+    unsigned char run_st = r->run_st;
+    for (; q < m; q++) {
+        double g = t[q] - last;
+        int wider = (t[q] > 0) & (last < d) & (g > maxgap);
+        maxgap = wider ? g : maxgap;
+        if (st[q] != run_st) {
+            r->last_t = last;
+            r->last_w = w;
+            rc = runs_close(r, k);
+            if (rc != 0)
+                break;
+            r->run_lo = t[q];
+            r->run_st = run_st = st[q];
+        }
+        last = t[q];
+    }
+    r->n += q - from;
+    r->maxgap = maxgap;
+    r->last_t = last;
+    r->last_w = w;
+    return rc;
+}
+
 /* The last run onto k, and k's half width; 0 or -1. */
 static int runs_end(const struct runs *r, struct known *k)
 {
@@ -171,9 +238,18 @@ static double frac_of(double w, double idle, double busy)
     return (w - idle) / (busy - idle);
 }
 
+/* ST_BUSY at or above busy_at, else ST_IDLE at or below idle_at, else
+ * ST_NONE (NAN too), without a branch: the loops that call it per reading
+ * or per counter step waited on a division to learn which way to go. */
+static inline unsigned char level_of(double f, double busy_at, double idle_at)
+{
+    int busy = f >= busy_at, idle = !busy & (f <= idle_at);
+    return (unsigned char)(busy * ST_BUSY + idle * ST_IDLE);
+}
+
 static unsigned char level_state(const struct analysis_options *o, double f)
 {
-    return f >= o->compute_frac ? ST_BUSY : f <= o->idle_frac ? ST_IDLE : ST_NONE;
+    return level_of(f, o->compute_frac, o->idle_frac);
 }
 
 /* One step of the energy counter: (a, b] between two updates placed at a
@@ -193,6 +269,10 @@ struct gpu_timeline_work {
     long cap_steps, cap_changes;
     double *x;                   /* each sample's time, ms from the window start */
     long cap_x;
+    double *rx[3];               /* the idle bit's, power's and utilization's readings:
+                                    their times */
+    unsigned char *rs[3];        /* and states (runs_scan) */
+    long cap_rx[3], cap_rs[3];
     double *bounds;              /* the fused timeline's span bounds */
     struct piece *pieces;        /* and pieces */
     long cap_bounds, cap_pieces;
@@ -212,6 +292,10 @@ static void work_release(struct gpu_timeline_work *work)
     free(work->steps);
     free(work->changes);
     free(work->x);
+    for (int s = 0; s < 3; s++) {
+        free(work->rx[s]);
+        free(work->rs[s]);
+    }
     free(work->bounds);
     free(work->pieces);
 }
@@ -306,6 +390,7 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
             s[i].st = ST_NONE;
     }
     int rc = 0;
+    struct span_held held = { 0, 0, 0, 0 };
     for (long i = 0; i < ns && rc == 0; i++) {
         const struct cstep *cs = &s[i];
         if (cs->st != ST_NONE && !cs->partial) {
@@ -313,7 +398,7 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
              * update into a neighbour of the same state */
             double lo = i > 0 && s[i - 1].st == cs->st && !s[i - 1].partial ? cs->a : cs->a + cs->da;
             double hi = i + 1 < ns && s[i + 1].st == cs->st && !s[i + 1].partial ? cs->b : cs->b - cs->db;
-            rc = span_push(k, lo, hi, cs->st);
+            rc = held_push(k, &held, lo, hi, cs->st);
             continue;
         }
         /* a step between two clear steps of different states holds the change */
@@ -335,12 +420,16 @@ static int counter_spans(const struct analysis_options *o, const struct window_g
                 worst = fmax_inline(worst, fabs(fmin_inline(fmax_inline(split_at(cs, xb, xa), cs->a), cs->b) - x));
         }
         res += worst;
-        rc = point_push(k, x);
+        rc = held_flush(k, &held);
+        if (rc == 0)
+            rc = point_push(k, x);
         if (rc == 0 && s[i - 1].st != ST_NONE)
             rc = span_push(k, cs->a, x - res, s[i - 1].st);
         if (rc == 0 && s[i + 1].st != ST_NONE)
             rc = span_push(k, x + res, cs->b, s[i + 1].st);
     }
+    if (rc == 0)
+        rc = held_flush(k, &held);
     if (ns >= 2 && g->busy_w > g->idle_w)
         k->half_width = maxdu * (fabs(g->busy_w) + fabs(g->idle_w)) / (g->busy_w - g->idle_w)
                         + COUNTER_RAMP_MS;
@@ -501,27 +590,45 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
      * held: a fifth of a window's breakdown with a window every second. */
     if (array_grow((void **)&work->x, &work->cap_x, n ? n : 1, sizeof *work->x) != 0)
         rc = -1;
+    for (int s = 0; s < 3 && rc == 0; s++)
+        if (array_grow((void **)&work->rx[s], &work->cap_rx[s], n ? n : 1, sizeof *work->rx[s]) != 0
+            || array_grow((void **)&work->rs[s], &work->cap_rs[s], n ? n : 1, sizeof *work->rs[s]) != 0)
+            rc = -1;
+    if (rc == 0) {
+        /* One pass over the samples gathers the idle bit's, power's and
+         * utilization's readings (every sample written to each, a count
+         * moved on only past a reading: no branch on which samples hold
+         * one); each signal's are then scanned as one (runs_scan). The
+         * reasons and utilization only where read, not repeated. */
+        int every_reason = (medium_every_tick & EVERY_TICK_REASONS) != 0;
+        int every_util = (medium_every_tick & EVERY_TICK_UTIL) != 0;
+        double idle = g->idle_w, range = g->busy_w - g->idle_w;
+        double busy_at = o->compute_frac, idle_at = o->idle_frac;
+        double *x = work->x, *bx = work->rx[0], *px = work->rx[1], *ux = work->rx[2];
+        unsigned char *bs = work->rs[0], *ps = work->rs[1], *us = work->rs[2];
+        long mb = 0, mp = 0, mu = 0;
+        for (long i = 0; i < n; i++) {
+            const struct gpu_sample *p = &smp[i];
+            double xi = ((double)p->t - t0) / 1e6;
+            x[i] = xi;
+            bx[mb] = xi;
+            bs[mb] = p->idle_bit ? ST_IDLE : ST_BUSY;
+            mb += (p->medium_fresh || every_reason) && p->idle_bit >= 0;
+            px[mp] = xi;
+            ps[mp] = level_of((p->power_instant_w - idle) / range, busy_at, idle_at);  /* frac_of */
+            mp += !isnan(p->power_instant_w);
+            ux[mu] = xi;
+            us[mu] = level_of(p->util_pct, 50, 5);
+            mu += (p->medium_fresh || every_util) && !isnan(p->util_pct);
+        }
+        if (idle_bit_live)
+            rc = runs_scan(&rd[SIG_IDLEBIT], &k[SIG_IDLEBIT], bx, bs, mb, 0);
+        if (levels && rc == 0)
+            rc = runs_scan(&rd[SIG_POWER], &k[SIG_POWER], px, ps, mp, fig.power_window_ms);
+        if (rc == 0)
+            rc = runs_scan(&rd[SIG_UTIL], &k[SIG_UTIL], ux, us, mu, fig.util_period_ms);
+    }
     double *x = work->x;
-    for (long i = 0; i < n && rc == 0; i++)
-        x[i] = ((double)smp[i].t - t0) / 1e6;
-    if (idle_bit_live && rc == 0) {
-        /* the reasons only where read, not repeated */
-        int every = (medium_every_tick & EVERY_TICK_REASONS) != 0;
-        struct runs r = rd[SIG_IDLEBIT];
-        for (long i = 0; i < n && rc == 0; i++)
-            if ((smp[i].medium_fresh || every) && smp[i].idle_bit >= 0)
-                rc = runs_add(&r, &k[SIG_IDLEBIT], x[i], 0, smp[i].idle_bit ? ST_IDLE : ST_BUSY);
-        rd[SIG_IDLEBIT] = r;
-    }
-    if (levels && rc == 0) {
-        struct runs r = rd[SIG_POWER];
-        double w = fig.power_window_ms;
-        for (long i = 0; i < n && rc == 0; i++)
-            if (!isnan(smp[i].power_instant_w))
-                rc = runs_add(&r, &k[SIG_POWER], x[i], w,
-                              level_state(o, frac_of(smp[i].power_instant_w, g->idle_w, g->busy_w)));
-        rd[SIG_POWER] = r;
-    }
     if (smact && rc == 0) {
         struct runs r = rd[SIG_SMACT];
         for (long i = 0; i < n && rc == 0; i++) {
@@ -531,19 +638,6 @@ int breakdown_gpu_timeline(const struct analysis_options *o, const struct window
                               p->sm_active_pct >= 50 ? ST_BUSY : p->sm_active_pct <= 5 ? ST_IDLE : 0);
         }
         rd[SIG_SMACT] = r;
-    }
-    if (rc == 0) {
-        /* utilization only where read, not repeated */
-        int every = (medium_every_tick & EVERY_TICK_UTIL) != 0;
-        struct runs r = rd[SIG_UTIL];
-        double w = fig.util_period_ms;
-        for (long i = 0; i < n && rc == 0; i++) {
-            const struct gpu_sample *p = &smp[i];
-            if ((p->medium_fresh || every) && !isnan(p->util_pct))
-                rc = runs_add(&r, &k[SIG_UTIL], x[i], w,
-                              p->util_pct >= 50 ? ST_BUSY : p->util_pct <= 5 ? ST_IDLE : 0);
-        }
-        rd[SIG_UTIL] = r;
     }
     /* the average power's only where no stronger signal read (below) */
     for (int s = 0; s < SIG_N && rc == 0; s++)
