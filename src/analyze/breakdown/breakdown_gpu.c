@@ -37,8 +37,13 @@
  * only when the trace has none of the others.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "array_grow.h"
 #include "breakdown_internal.h"
@@ -185,12 +190,60 @@ static inline int runs_add(struct runs *r, struct known *k, double t, double w, 
     return rc;
 }
 
+/* The widest gap t[q] - t[q - 1] (t[-1] being last) whose reading lies
+ * after 0 and whose predecessor before d, and at least maxgap: runs_add's
+ * widest gap over these readings. Every time is finite and maxgap is not
+ * negative, so the order in which they are compared does not matter, and
+ * two at a time with SSE2 give the same double. */
+static double widest_gap(const double *t, long m, double last, double d, double maxgap)
+{
+    long q = 0;
+    for (; q < m && q < 1; q++) {
+        double g = t[q] - last;
+        maxgap = t[q] > 0 && last < d && g > maxgap ? g : maxgap;
+    }
+#ifdef __SSE2__
+    __m128d best = _mm_set1_pd(maxgap), zero = _mm_setzero_pd(), end = _mm_set1_pd(d);
+    for (; q + 2 <= m; q += 2) {
+        __m128d now = _mm_loadu_pd(t + q), before = _mm_loadu_pd(t + q - 1);
+        __m128d counts = _mm_and_pd(_mm_cmpgt_pd(now, zero), _mm_cmplt_pd(before, end));
+        best = _mm_max_pd(best, _mm_and_pd(counts, _mm_sub_pd(now, before)));   /* else +0 */
+    }
+    double lane[2];
+    _mm_storeu_pd(lane, best);
+    maxgap = lane[0] > lane[1] ? lane[0] : lane[1];
+#endif
+    for (; q < m; q++) {
+        double g = t[q] - t[q - 1];
+        maxgap = t[q] > 0 && t[q - 1] < d && g > maxgap ? g : maxgap;
+    }
+    return maxgap;
+}
+
+/* The first q in [q, m) with st[q] != run, m when none: eight states a
+ * word where the bytes' order lets the lowest set bit name the first. */
+static long next_change(const unsigned char *st, long q, long m, unsigned char run)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t all = run * UINT64_C(0x0101010101010101);
+    for (; q + 8 <= m; q += 8) {
+        uint64_t word;
+        memcpy(&word, st + q, sizeof word);
+        if (word != all)
+            return q + __builtin_ctzll(word ^ all) / 8;
+    }
+#endif
+    while (q < m && st[q] == run)
+        q++;
+    return q;
+}
+
 /* runs_add for m readings at once: their stamps t and states st, all
- * averaging over the same w. The same runs, spans and figures, reached
- * with the run and the widest gap in registers and nothing per reading
- * but a comparison of states and a conditional move: the readings of a
- * window hold a few changes of state between long runs, and runs_add's
- * bookkeeping per reading was a third of the timeline's time. */
+ * averaging over the same w. The same runs, spans and figures: the widest
+ * gap taken over them all at once, then only the changes of state walked,
+ * a word of states at a time (a window's readings hold a few changes
+ * between long runs; runs_add's bookkeeping per reading was a third of the
+ * timeline's time). */
 static int runs_scan(struct runs *r, struct known *k, const double *t, const unsigned char *st, long m,
                      double w)
 {
@@ -202,28 +255,21 @@ static int runs_scan(struct runs *r, struct known *k, const double *t, const uns
         return rc;
     long from = q;
     r->maxw = fmax_inline(r->maxw, w);     /* the same w each time: once is enough */
-    double last = r->last_t, maxgap = r->maxgap, d = r->d;
-    unsigned char run_st = r->run_st;
-    for (; q < m; q++) {
-        double g = t[q] - last;
-        int wider = (t[q] > 0) & (last < d) & (g > maxgap);
-        maxgap = wider ? g : maxgap;
-        if (st[q] != run_st) {
-            r->last_t = last;
-            r->last_w = w;
-            rc = runs_close(r, k);
-            if (rc != 0)
-                break;
-            r->run_lo = t[q];
-            r->run_st = run_st = st[q];
-        }
-        last = t[q];
+    r->maxgap = widest_gap(t + from, m - from, r->last_t, r->d, r->maxgap);
+    double before = r->last_t;             /* the reading before `from` */
+    for (q = next_change(st, from, m, r->run_st); q < m; q = next_change(st, q + 1, m, r->run_st)) {
+        r->last_t = q > from ? t[q - 1] : before;
+        r->last_w = w;
+        rc = runs_close(r, k);
+        if (rc != 0)
+            return rc;
+        r->run_lo = t[q];
+        r->run_st = st[q];
     }
-    r->n += q - from;
-    r->maxgap = maxgap;
-    r->last_t = last;
+    r->n += m - from;
+    r->last_t = t[m - 1];
     r->last_w = w;
-    return rc;
+    return 0;
 }
 
 /* The last run onto k, and k's half width; 0 or -1. */
