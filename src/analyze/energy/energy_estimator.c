@@ -338,20 +338,23 @@ static double split_step(double T, double D, double x, double lb, double la, dou
  * EST_WAIT_NS; nothing else it reads moves while t's readings stay in the
  * ring. Its two pending answers wait for too few changes to answer at all,
  * then too few to fit the grid on; the changes it counts after t grow by
- * at most one per change read, so that many more must come first. */
+ * at most one per change read, so that many more must come first. Before
+ * EST_WAIT_NS / 3 has passed both hold, and it stays pending until
+ * EST_SIDE changes: one wake for both (two had each edge asked once more
+ * only to answer pending again, 2 of the 8 times a window was walked). */
 int est_pending_wake(const struct energy_estimator *e, int64_t t, struct est_wake *w)
 {
     if (e->count == 0)
         return 0;
     long na_all = changes_from(e, first_at(e, t));
-    long need = na_all < EST_NEED_AFTER + 1 ? EST_NEED_AFTER + 1 - na_all
-                : na_all < EST_SIDE ? EST_SIDE - na_all : 1;
-    w->changes = e->changes + need;
     /* the span of last_t over which last_t - t keeps its side of both
      * waits (t itself may be after last_t: none of either has passed) */
     int64_t third = t > INT64_MAX - EST_WAIT_NS / 3 ? INT64_MAX : t + EST_WAIT_NS / 3;
     int64_t whole = t > INT64_MAX - EST_WAIT_NS ? INT64_MAX : t + EST_WAIT_NS;
+    long need = na_all < EST_NEED_AFTER + 1 ? EST_NEED_AFTER + 1 - na_all
+                : na_all < EST_SIDE ? EST_SIDE - na_all : 1;
     if (e->last_t < third) {
+        need = na_all < EST_SIDE ? EST_SIDE - na_all : 1;
         w->lo_t = INT64_MIN;
         w->hi_t = third - 1;
     } else if (e->last_t < whole) {
@@ -361,6 +364,7 @@ int est_pending_wake(const struct energy_estimator *e, int64_t t, struct est_wak
         w->lo_t = whole;
         w->hi_t = INT64_MAX;
     }
+    w->changes = e->changes + need;
     return 1;
 }
 
