@@ -32,12 +32,17 @@ void tape_init_host(struct tape *t)
 void tape_free(struct tape *t)
 {
     store_free(&t->store);
+    free(t->recent);
+    t->recent = NULL;
     t->first = t->n = t->cap = t->disorder_at = 0;
 }
 
 static int64_t time_at(const struct tape *t, long i)
 {
-    return store_time(&t->store, t->first + i);
+    long at = t->first + i;
+    if (t->store.end - at <= TAPE_RECENT)
+        return t->recent[at & (TAPE_RECENT - 1)];
+    return store_time(&t->store, at);
 }
 
 int64_t tape_last_time(const struct tape *t)
@@ -70,8 +75,11 @@ int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last
     memcpy(&te, e, sizeof te);
     if (t->n > 0 && te < t->last_t)
         t->disorder_at = t->first + t->n;
+    if (!t->recent && !(t->recent = malloc(TAPE_RECENT * sizeof *t->recent)))
+        return -1;
     if (store_push(&t->store, e) != 0)
         return -1;
+    t->recent[(t->store.end - 1) & (TAPE_RECENT - 1)] = te;
     t->last_t = te;
     t->n++;
     /* Without an open window the tape holds at most its first capacity or
