@@ -56,10 +56,22 @@ keep_best() {
     return 1
   fi
   wall=$(stat_field "$pre.stat" wall_ns)
+  stat_cpu_us "$pre.stat" >>"$pre.cpus"
   if [ ! -f "$pre.best" ] || [ "$wall" -lt "$(stat_field "$pre.best" wall_ns)" ]; then cp "$pre.stat" "$pre.best"; fi
 }
 
 size_mb() { calc "$(wc -c <"$1") / 1e6" %.1f; }
+
+# paired A B: the median, least and greatest of the rounds' CPU-time ratios
+# B / A (round i of B against round i of A, run one after the other), as
+# "1.23x (1.20-1.31x)". A best-of-N ratio pairs two runs that may have met
+# different loads; a round's two runs met the same one.
+paired() {
+  paste "$1.cpus" "$2.cpus" | awk '{ print $2 / $1 }' | sort -n | awk '
+    { r[NR] = $1 }
+    END { m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+          printf "%.2fx (%.2f-%.2fx)", m, r[1], r[NR] }'
+}
 
 # row CASE FILE STATPREFIX: one Markdown table row from a .best stat line.
 row() {
@@ -124,6 +136,7 @@ if [ "$flinch_ok" = 1 ]; then
   echo "| >= 100 MB/s on one core (2 marks) | $mbs MB/s | $mbs_cpu MB/s | $(verdict "$mbs >= 100") / $(verdict "$mbs_cpu >= 100") |"
   echo "| $windows windows cost <= 1.3x the 2-mark case | ${ratio}x | ${ratio_cpu}x | $(verdict "$ratio <= 1.3") / $(verdict "$ratio_cpu <= 1.3") |"
   echo "| $windows windows cost <= 1.3x one window on the same samples | ${ratio1}x | ${ratio1_cpu}x | $(verdict "$ratio1 <= 1.3") / $(verdict "$ratio1_cpu <= 1.3") |"
+  echo "| the same, each round's two runs paired: CPU ratio, median (range) of $repeat | against 2 marks: $(paired "$W/f2" "$W/fk") | on the same samples: $(paired "$W/f1" "$W/fk") | - |"
   ws2=$(stat_field "$W/s2.best" wall_ns)
   wsk=$(stat_field "$W/sk.best" wall_ns)
   cs2=$(stat_cpu_us "$W/s2.best")
