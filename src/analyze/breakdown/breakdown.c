@@ -118,8 +118,13 @@ static int cpu_timeline(const struct analysis_options *o, const struct host_samp
     *runq_ms = NAN;
     for (long j = 0; j < n; j++)
         known |= !isnan(h[j].proc_cpu_s);
+    /* each interval's start is the previous one's end, worked out once;
+     * an interval in the state of the one before extends it (tl_push would
+     * merge it), without the call: a window's host samples are ~50 */
+    double b = n ? ((double)h[0].t - t0) / 1e6 : 0;
     for (long j = 1; j < n && rc == 0; j++) {
-        double a = ((double)h[j - 1].t - t0) / 1e6, b = ((double)h[j].t - t0) / 1e6;
+        double a = b;
+        b = ((double)h[j].t - t0) / 1e6;
         if (b <= 0 && j + 1 < n)
             continue;
         double dt = (double)(h[j].t - h[j - 1].t) / 1e9;
@@ -128,7 +133,8 @@ static int cpu_timeline(const struct analysis_options *o, const struct host_samp
         if (!isnan(c.runq_cores) && inside > 0)
             *runq_ms = (isnan(*runq_ms) ? 0 : *runq_ms) + c.runq_cores * inside;
         unsigned char st = cpu_side_decide(o->proc_busy_cores, o->cpu_busy_pct, known, &c);
-        rc = tl_push(out, out->n ? fmax_inline(a, 0) : 0, (b - a) / 2, st);
+        if (!(out->n && out->st[out->n - 1] == st))
+            rc = tl_push(out, out->n ? fmax_inline(a, 0) : 0, (b - a) / 2, st);
         if (a >= d)
             break;
     }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "cpu_side.h"
+#include "fminmax.h"
 #include "segment_merge.h"
 
 /* Physically: a thread of the job that wants a CPU is runnable, and a
@@ -87,18 +88,18 @@ void cpu_side_runq_rates(const struct host_sample *h, long n, double *rate)
             flat_from = tk;
             continue;
         }
-        double g = fmax(h[k].runq_s - h[prev].runq_s, 0);
-        double from = g > 0 ? fmax(flat_from, tk - g) : tk;
+        double g = fmax_inline(h[k].runq_s - h[prev].runq_s, 0);
+        double from = g > 0 ? fmax_inline(flat_from, tk - g) : tk;
         /* the intervals (prev, k]: the growth over [from, tk], none before */
         for (long j = prev + 1; j <= k; j++) {
             double a = (double)h[j - 1].t / 1e9, b = (double)h[j].t / 1e9;
-            double ov = g > 0 && tk > from ? fmax(0, fmin(b, tk) - fmax(a, from)) : 0;
+            double ov = g > 0 && tk > from ? fmax_inline(0, fmin_inline(b, tk) - fmax_inline(a, from)) : 0;
             rate[j] = ov > 0 && b > a ? g * ov / (tk - from) / (b - a) : 0;   /* never 0/0 */
         }
         /* ... and what it spreads onto before the previous reading */
         for (long j = prev; g > 0 && j > 0 && (double)h[j].t / 1e9 > from; j--) {
             double a = (double)h[j - 1].t / 1e9, b = (double)h[j].t / 1e9;
-            double ov = fmin(b, tk) - fmax(a, from);
+            double ov = fmin_inline(b, tk) - fmax_inline(a, from);
             if (ov > 0 && b > a && !isnan(rate[j]))
                 rate[j] += g * ov / (tk - from) / (b - a);
         }
