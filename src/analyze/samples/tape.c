@@ -17,6 +17,7 @@ static void tape_init(struct tape *t, size_t el)
 {
     memset(t, 0, sizeof *t);
     store_init(&t->store, el);
+    t->recent = malloc(TAPE_RECENT * sizeof *t->recent);   /* NULL: the store answers */
 }
 
 void tape_init_gpu(struct tape *t)
@@ -40,7 +41,7 @@ void tape_free(struct tape *t)
 static int64_t time_at(const struct tape *t, long i)
 {
     long at = t->first + i;
-    if (t->store.end - at <= TAPE_RECENT)
+    if (t->store.end - at <= TAPE_RECENT && t->recent)
         return t->recent[at & (TAPE_RECENT - 1)];
     return store_time(&t->store, at);
 }
@@ -75,11 +76,10 @@ int tape_push(struct tape *t, const void *e, int64_t keep_from_t, long keep_last
     memcpy(&te, e, sizeof te);
     if (t->n > 0 && te < t->last_t)
         t->disorder_at = t->first + t->n;
-    if (!t->recent && !(t->recent = malloc(TAPE_RECENT * sizeof *t->recent)))
-        return -1;
+    if (t->recent)
+        t->recent[t->store.end & (TAPE_RECENT - 1)] = te;
     if (store_push(&t->store, e) != 0)
         return -1;
-    t->recent[(t->store.end - 1) & (TAPE_RECENT - 1)] = te;
     t->last_t = te;
     t->n++;
     /* Without an open window the tape holds at most its first capacity or

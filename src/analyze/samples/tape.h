@@ -63,7 +63,7 @@ struct tape {
     struct sample_store store;
     long first, n, cap;
     int64_t *recent;                   /* sample i's time at i % TAPE_RECENT, for the last
-                                          TAPE_RECENT pushed; NULL before the first */
+                                          TAPE_RECENT pushed; NULL when out of memory */
     int64_t last_t;                    /* the last element's time */
     long disorder_at;                  /* the last element earlier than the one before
                                           it (0: none): from it on times only go forward */
