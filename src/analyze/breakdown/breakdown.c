@@ -277,10 +277,15 @@ static void top_thread(struct window *w, const struct host_sample *h, long n, do
     double sum = 0, weight = 0;
     double best_w = 0;
     int best = -1;
-    double *by_name = calloc((size_t)(nnames > 0 ? nnames : 1), sizeof *by_name);
+    /* allocated at the first reading that counts: most traces have no
+     * thread readings, and each window allocated and freed it for nothing */
+    double *by_name = NULL;
+    int tried = 0;
     for (long j = 1; j < n; j++) {
+        if (isnan(h[j].top_thread_cores))
+            continue;
         double a = fmax_inline(((double)h[j - 1].t - t0) / 1e6, 0), b = fmin_inline(((double)h[j].t - t0) / 1e6, d);
-        if (b <= a || isnan(h[j].top_thread_cores))
+        if (b <= a)
             continue;
         /* only the time no GPU computed: a busy thread behind a busy GPU is no bottleneck */
         double idle_ms = 0;
@@ -293,6 +298,8 @@ static void top_thread(struct window *w, const struct host_sample *h, long n, do
             continue;
         sum += h[j].top_thread_cores * idle_ms;
         weight += idle_ms;
+        if (!tried++)
+            by_name = calloc((size_t)(nnames > 0 ? nnames : 1), sizeof *by_name);
         int k = h[j].top_thread;
         if (by_name && k >= 0 && k < nnames) {
             by_name[k] += idle_ms;
